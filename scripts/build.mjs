@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// Build: precompile JSON schemas (ajv standalone), type-check, and bundle every function in
+// functions/<name>/main.ts (and every CLI in src/bin/<name>.ts) into dist/<name>.cjs, an
+// executable that needs no node_modules beside it.
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Ajv from 'ajv';
+import standaloneCode from 'ajv/dist/standalone/index.js';
+import * as esbuild from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = new Set(process.argv.slice(2));
+const t0 = Date.now();
+
+function walk(dir, out = []) {
+  if (!existsSync(dir)) return out;
+  for (const e of readdirSync(dir)) {
+    if (e === 'node_modules' || e === 'testdata' || e.startsWith('.')) continue;
+    const p = join(dir, e);
+    if (statSync(p).isDirectory()) walk(p, out);
+    else out.push(p);
+  }
+  return out;
+}
+
+// 1. per-function pre-build hooks (e.g. turning CRDs into *.schema.json)
+const functionsDir = join(root, 'functions');
+const functions = existsSync(functionsDir)
+  ? readdirSync(functionsDir).filter((f) => existsSync(join(functionsDir, f, 'main.ts'))).sort()
+  : [];
+for (const fn of existsSync(functionsDir) ? readdirSync(functionsDir) : []) {
+  const hook = join(functionsDir, fn, 'prebuild.mjs');
+  if (existsSync(hook)) execFileSync(process.execPath, [hook], { stdio: 'inherit', cwd: root });
+}
+
+// 2. X.schema.json -> generated/X.validate.js (+ .d.ts): no schema compilation at start-up
+let schemas = 0;
+for (const file of [...walk(join(root, 'src')), ...walk(functionsDir), ...walk(join(root, 'test/identity'))]) {
+  if (!file.endsWith('.schema.json')) continue;
+  const schema = JSON.parse(readFileSync(file, 'utf8'));
+  const ajv = new Ajv({ allErrors: true, strict: false, code: { source: true, esm: true }, validateFormats: false });
+  const validate = ajv.compile(schema);
+  const outDir = join(dirname(file), 'generated');
+  mkdirSync(outDir, { recursive: true });
+  const name = basename(file, '.schema.json');
+  const code = standaloneCode(ajv, validate);
+  const target = join(outDir, `${name}.validate.js`);
+  if (!existsSync(target) || readFileSync(target, 'utf8') !== code) writeFileSync(target, code);
+  const dts = `import type { CompiledValidator } from '${relative(outDir, join(root, 'src/krm/main.js')).replace(/\\/g, '/')}';\ndeclare const validate: CompiledValidator;\nexport default validate;\n`;
+  writeFileSync(join(outDir, `${name}.validate.d.ts`), dts.replace("from 'src", "from './src"));
+  schemas++;
+}
+
+// 3. type-check the whole project
+if (!args.has('--no-typecheck')) {
+  execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
+    stdio: 'inherit',
+  });
+}
+
+// 4. bundle
+const entries = functions.map((fn) => ({ name: fn, entry: join(functionsDir, fn, 'main.ts') }));
+const binDir = join(root, 'src/bin');
+if (existsSync(binDir))
+  for (const f of readdirSync(binDir).filter((f) => f.endsWith('.ts')).sort())
+    entries.push({ name: basename(f, '.ts'), entry: join(binDir, f) });
+// the runtime's test-only identity function (losslessness check, benchmark)
+entries.push({ name: 'test-identity', entry: join(root, 'test/identity/main.ts') });
+mkdirSync(join(root, 'dist'), { recursive: true });
+const sizes = [];
+for (const { name, entry } of entries) {
+  const outfile = join(root, 'dist', `${name}.cjs`);
+  await esbuild.build({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    minifyWhitespace: true,
+    minifySyntax: true,
+    legalComments: 'none',
+    banner: { js: '#!/usr/bin/env node' },
+    logLevel: 'warning',
+  });
+  chmodSync(outfile, 0o755);
+  sizes.push(`${name}.cjs ${(statSync(outfile).size / 1024).toFixed(0)} KiB`);
+}
+console.log(`build: ${schemas} schema(s), ${entries.length} bundle(s) [${sizes.join(', ')}] in ${Date.now() - t0} ms`);

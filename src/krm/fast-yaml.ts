@@ -1,0 +1,501 @@
+/**
+ * A fast reader for the block-YAML subset that Kubernetes tools write (kyaml, kpt, kustomize,
+ * hand-written manifests): block mappings and sequences, plain and quoted one-line scalars,
+ * literal block scalars, one-line flow collections and comments.
+ *
+ * It returns exactly what `yaml`'s `parse(text, { version: '1.1' })` returns, or `undefined`
+ * whenever it meets anything it is not sure about (anchors, tags, folded or multi-line scalars,
+ * duplicate keys, odd indentation ...). Callers then fall back to the `yaml` package, so the
+ * fast path can only ever be faster, never different. A property test holds it to that.
+ */
+import { parse as yamlParse } from 'yaml';
+
+/** Thrown internally when the input leaves the subset; never escapes this module. */
+class Unsure extends Error {}
+const UNSURE = new Unsure();
+
+const YAML11 = { version: '1.1' } as const;
+
+const TRUE_WORDS = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
+const FALSE_WORDS = new Set(['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
+const NULL_WORDS = new Set(['', '~', 'null', 'Null', 'NULL']);
+
+/** Scalars that may resolve to numbers, dates or sexagesimals: delegated to `yaml` and cached. */
+const numericCache = new Map<string, unknown>();
+
+function resolvePlain(text: string): unknown {
+  if (NULL_WORDS.has(text)) return null;
+  if (TRUE_WORDS.has(text)) return true;
+  if (FALSE_WORDS.has(text)) return false;
+  const c = text.charCodeAt(0);
+  // digits, '+', '-', '.': let yaml decide (ints, octal 0644, floats, .inf, dates, 1:20)
+  if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46) {
+    if (numericCache.has(text)) return numericCache.get(text);
+    let v: unknown;
+    try {
+      v = yamlParse(text, YAML11);
+    } catch {
+      throw UNSURE;
+    }
+    if (typeof v === 'object' && v !== null && !(v instanceof Date)) throw UNSURE;
+    if (v instanceof Date) throw UNSURE; // mutable objects must not be shared from a cache
+    if (numericCache.size < 10_000) numericCache.set(text, v);
+    return v;
+  }
+  return text;
+}
+
+/** Characters that cannot start a plain scalar in block context (YAML 1.2 §7.3.3). */
+function badPlainStart(s: string): boolean {
+  const c = s[0];
+  if (c === undefined) return false;
+  if ('[]{},#&*!|>\'"%@`'.includes(c)) return true;
+  if ((c === '-' || c === '?' || c === ':') && (s.length === 1 || s[1] === ' ')) return true;
+  return false;
+}
+
+function parseDoubleQuoted(s: string): string {
+  // JSON escapes are a subset of YAML's; anything else (\x, \e, \N, \0 ...) is left to yaml.
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charCodeAt(i);
+    if (ch < 0x20 && ch !== 9) throw UNSURE;
+    if (ch === 92) {
+      const n = s[i + 1];
+      if (n === undefined || !'"\\/bfnrtu'.includes(n)) throw UNSURE;
+      i++;
+    }
+  }
+  try {
+    return JSON.parse(s.replace(/\t/g, '\\t')) as string;
+  } catch {
+    throw UNSURE;
+  }
+}
+
+/** Reads a quoted scalar starting at s[i]; returns [value, index after the closing quote]. */
+function readQuoted(s: string, i: number): [string, number] {
+  const q = s[i];
+  if (q === "'") {
+    let out = '';
+    let j = i + 1;
+    for (;;) {
+      const k = s.indexOf("'", j);
+      if (k < 0) throw UNSURE; // multi-line single-quoted scalar
+      out += s.slice(j, k);
+      if (s[k + 1] === "'") {
+        out += "'";
+        j = k + 2;
+        continue;
+      }
+      return [out, k + 1];
+    }
+  }
+  let j = i + 1;
+  for (;;) {
+    const k = s.indexOf('"', j);
+    if (k < 0) throw UNSURE;
+    let bs = 0;
+    for (let b = k - 1; b > i && s[b] === '\\'; b--) bs++;
+    if (bs % 2 === 1) {
+      j = k + 1;
+      continue;
+    }
+    return [parseDoubleQuoted(s.slice(i, k + 1)), k + 1];
+  }
+}
+
+/** After a value: only spaces and an optional comment may follow. */
+function expectEnd(s: string, i: number): void {
+  while (i < s.length && s[i] === ' ') i++;
+  if (i < s.length && !(s[i] === '#' && s[i - 1] === ' ')) throw UNSURE;
+}
+
+/** Strips a trailing ` #comment` and spaces from a plain scalar. */
+function plainText(s: string): string {
+  const hash = s.indexOf(' #');
+  const t = (hash >= 0 ? s.slice(0, hash) : s).trimEnd();
+  if (t.includes(': ') || t.endsWith(':') || t.includes('\t')) throw UNSURE;
+  return t;
+}
+
+// ---------- flow collections on one line ----------
+
+class FlowReader {
+  i = 0;
+  constructor(readonly s: string) {}
+  ws(): void {
+    while (this.s[this.i] === ' ') this.i++;
+  }
+  value(): unknown {
+    this.ws();
+    const c = this.s[this.i];
+    if (c === '[') return this.seq();
+    if (c === '{') return this.map();
+    if (c === '"' || c === "'") {
+      const [v, end] = readQuoted(this.s, this.i);
+      this.i = end;
+      return v;
+    }
+    return resolvePlain(this.plain());
+  }
+  plain(): string {
+    const start = this.i;
+    const s = this.s;
+    while (this.i < s.length) {
+      const c = s[this.i];
+      if (c === ',' || c === ']' || c === '}' || c === '[' || c === '{') break;
+      if (c === ':' && (s[this.i + 1] === ' ' || s[this.i + 1] === ',' || s[this.i + 1] === '}' || s[this.i + 1] === ']'))
+        break;
+      if (c === '#' && s[this.i - 1] === ' ') throw UNSURE;
+      this.i++;
+    }
+    const t = s.slice(start, this.i).trim();
+    if (t === '' || badPlainStart(t)) throw UNSURE;
+    return t;
+  }
+  seq(): unknown[] {
+    const out: unknown[] = [];
+    this.i++;
+    this.ws();
+    if (this.s[this.i] === ']') {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      const v = this.value();
+      this.ws();
+      if (this.s[this.i] === ':') throw UNSURE; // implicit single-pair mapping inside a sequence
+      out.push(v);
+      const c = this.s[this.i];
+      if (c === ',') {
+        this.i++;
+        this.ws();
+        if (this.s[this.i] === ']') {
+          this.i++;
+          return out;
+        }
+        continue;
+      }
+      if (c === ']') {
+        this.i++;
+        return out;
+      }
+      throw UNSURE;
+    }
+  }
+  map(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    this.i++;
+    this.ws();
+    if (this.s[this.i] === '}') {
+      this.i++;
+      return out;
+    }
+    for (;;) {
+      this.ws();
+      const c = this.s[this.i];
+      let key: string;
+      if (c === '"' || c === "'") {
+        const [k, end] = readQuoted(this.s, this.i);
+        this.i = end;
+        key = k;
+      } else if (c === '[' || c === '{') {
+        throw UNSURE;
+      } else {
+        key = String(resolvePlain(this.plain()));
+      }
+      this.ws();
+      let v: unknown = null;
+      if (this.s[this.i] === ':') {
+        this.i++;
+        this.ws();
+        const n = this.s[this.i];
+        if (n !== ',' && n !== '}') v = this.value();
+      }
+      if (Object.prototype.hasOwnProperty.call(out, key) || key === '<<' || key === '__proto__') throw UNSURE;
+      out[key] = v;
+      this.ws();
+      const d = this.s[this.i];
+      if (d === ',') {
+        this.i++;
+        this.ws();
+        if (this.s[this.i] === '}') {
+          this.i++;
+          return out;
+        }
+        continue;
+      }
+      if (d === '}') {
+        this.i++;
+        return out;
+      }
+      throw UNSURE;
+    }
+  }
+}
+
+function parseFlowLine(s: string): unknown {
+  const r = new FlowReader(s);
+  const v = r.value();
+  expectEnd(s, r.i);
+  return v;
+}
+
+// ---------- block structure ----------
+
+interface Line {
+  indent: number;
+  /** content after the indentation; '' for blank lines */
+  text: string;
+  /** blank or comment-only */
+  skip: boolean;
+}
+
+function splitLines(src: string): Line[] {
+  const raw = src.split('\n');
+  if (raw.length > 0 && raw[raw.length - 1] === '') raw.pop();
+  const lines: Line[] = new Array(raw.length);
+  for (let n = 0; n < raw.length; n++) {
+    let l = raw[n]!;
+    if (l.endsWith('\r')) throw UNSURE;
+    let i = 0;
+    while (l.charCodeAt(i) === 32) i++;
+    if (l.charCodeAt(i) === 9) {
+      // a tab after the indentation of a blank line is harmless; elsewhere leave it to yaml
+      if (l.trim() !== '') throw UNSURE;
+      l = '';
+      i = 0;
+    }
+    const text = l.slice(i);
+    if (i === 0 && (text.startsWith('---') || text.startsWith('...') || text.startsWith('%'))) throw UNSURE;
+    lines[n] = { indent: i, text, skip: text === '' || text[0] === '#' };
+  }
+  return lines;
+}
+
+class BlockReader {
+  n = 0;
+  constructor(readonly lines: Line[]) {}
+
+  skipBlank(): void {
+    while (this.n < this.lines.length && this.lines[this.n]!.skip) this.n++;
+  }
+
+  /** Parses the node whose first line is the current line, given that it starts at column `col`. */
+  node(indent: number, text: string): unknown {
+    if (text.startsWith('- ') || text === '-') return this.seq(indent, text);
+    if (keyEnd(text) >= 0) return this.map(indent, text);
+    throw UNSURE; // a bare scalar or flow node as a block node
+  }
+
+  /** A block sequence whose first entry is `text` at column `indent`. */
+  seq(indent: number, firstText: string): unknown[] {
+    const out: unknown[] = [];
+    let text: string | undefined = firstText;
+    for (;;) {
+      // text is "- ..." or "-"
+      this.n++; // consume the line holding the entry indicator
+      let rest = text === '-' ? '' : text.slice(2);
+      let col = indent + 2;
+      while (rest.startsWith(' ')) {
+        rest = rest.slice(1);
+        col++;
+      }
+      out.push(this.entryValue(indent, rest, col, true));
+      this.skipBlank();
+      const next = this.lines[this.n];
+      if (!next || next.indent !== indent) {
+        if (next && next.indent > indent) throw UNSURE;
+        return out;
+      }
+      if (!(next.text.startsWith('- ') || next.text === '-')) return out;
+      text = next.text;
+    }
+  }
+
+  /**
+   * The value of a sequence entry or mapping value whose inline part is `rest` (starting at
+   * column `col`), on a line already consumed. `parentIndent` is the indentation of the
+   * collection holding it.
+   */
+  entryValue(parentIndent: number, rest: string, col: number, inSeq: boolean): unknown {
+    if (rest === '' || rest[0] === '#') {
+      this.skipBlank();
+      const next = this.lines[this.n];
+      if (!next) return null;
+      if (next.indent > parentIndent) return this.node(next.indent, next.text);
+      // "key:" followed by a sequence at the same indentation (kyaml's compact style)
+      if (!inSeq && next.indent === parentIndent && (next.text.startsWith('- ') || next.text === '-'))
+        return this.seq(next.indent, next.text);
+      return null;
+    }
+    const c = rest[0]!;
+    if (inSeq && (rest.startsWith('- ') || rest === '-')) throw UNSURE; // "- - x"
+    if (inSeq && keyEnd(rest) >= 0) {
+      // "- key: value": a mapping whose first line is this one, indented at `col`
+      this.n--; // map() consumes the line itself
+      return this.map(col, rest);
+    }
+    if (c === '|') return this.literal(parentIndent, rest);
+    if (c === '[' || c === '{') return parseFlowLine(rest);
+    if (c === '"' || c === "'") {
+      const [v, end] = readQuoted(rest, 0);
+      expectEnd(rest, end);
+      this.noContinuation(parentIndent);
+      return v;
+    }
+    if (badPlainStart(rest)) throw UNSURE;
+    const v = resolvePlain(plainText(rest));
+    this.noContinuation(parentIndent);
+    return v;
+  }
+
+  /** A plain or quoted scalar may continue on more-indented lines; we leave that to yaml. */
+  noContinuation(parentIndent: number): void {
+    const next = this.lines[this.n];
+    if (next && !next.skip && next.indent > parentIndent) throw UNSURE;
+    if (next && next.text === '' ) {
+      // blank lines followed by a more-indented line would also continue the scalar
+      let k = this.n;
+      while (k < this.lines.length && this.lines[k]!.skip) k++;
+      const after = this.lines[k];
+      if (after && after.indent > parentIndent) throw UNSURE;
+    }
+  }
+
+  map(indent: number, firstText: string): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    let text = firstText;
+    for (;;) {
+      const ke = keyEnd(text);
+      if (ke < 0) throw UNSURE;
+      const key = readKey(text.slice(0, ke));
+      if (Object.prototype.hasOwnProperty.call(out, key)) throw UNSURE; // yaml reports duplicates
+      let rest = text.slice(ke + 1);
+      let col = indent + ke + 1;
+      while (rest.startsWith(' ')) {
+        rest = rest.slice(1);
+        col++;
+      }
+      this.n++;
+      out[key] = this.entryValue(indent, rest, col, false);
+      this.skipBlank();
+      const next = this.lines[this.n];
+      if (!next || next.indent < indent) return out;
+      if (next.indent > indent) throw UNSURE;
+      if (next.text.startsWith('- ') || next.text === '-') return out; // belongs to a parent
+      text = next.text;
+    }
+  }
+
+  /** A literal block scalar `|`, `|-` or `|+` (no explicit indentation indicator). */
+  literal(parentIndent: number, header: string): string {
+    let chomp = '';
+    let h = header.slice(1);
+    if (h[0] === '-' || h[0] === '+') {
+      chomp = h[0];
+      h = h.slice(1);
+    }
+    if (h !== '' && !/^ +(#.*)?$/.test(h)) throw UNSURE;
+    const lines = this.lines;
+    let k = this.n;
+    // content indentation: the first non-blank line
+    let contentIndent = -1;
+    let maxLeadingBlank = 0;
+    for (let j = k; j < lines.length; j++) {
+      const l = lines[j]!;
+      if (l.text === '') {
+        maxLeadingBlank = Math.max(maxLeadingBlank, l.indent);
+        continue;
+      }
+      contentIndent = l.indent;
+      break;
+    }
+    if (contentIndent <= parentIndent) throw UNSURE; // empty block scalar: rare, let yaml decide
+    if (maxLeadingBlank > contentIndent) throw UNSURE;
+    const parts: string[] = [];
+    for (; k < lines.length; k++) {
+      const l = lines[k]!;
+      if (l.text === '') {
+        parts.push(l.indent > contentIndent ? ' '.repeat(l.indent - contentIndent) : '');
+        continue;
+      }
+      if (l.indent < contentIndent) break;
+      parts.push(' '.repeat(l.indent - contentIndent) + l.text);
+    }
+    // trailing empty lines only matter for chomping; the reader resumes after all of them
+    let end = parts.length;
+    while (end > 0 && parts[end - 1] === '') end--;
+    const trailing = parts.length - end;
+    this.n += parts.length;
+    const body = parts.slice(0, end).join('\n');
+    if (chomp === '-') return body;
+    if (chomp === '+') return body + '\n' + '\n'.repeat(trailing);
+    return body + '\n';
+  }
+}
+
+/** Index of the ':' that ends a block mapping key in `text`, or -1 when the line is not `key:`. */
+function keyEnd(text: string): number {
+  const c = text[0];
+  if (c === '"' || c === "'") {
+    let end: number;
+    try {
+      end = readQuoted(text, 0)[1];
+    } catch {
+      return -1;
+    }
+    return text[end] === ':' && (end + 1 === text.length || text[end + 1] === ' ') ? end : -1;
+  }
+  if (c === '#' || c === '[' || c === '{' || c === '?' || c === '&' || c === '*' || c === '!' || c === '|' || c === '>')
+    return -1;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === ':' && (i + 1 === text.length || text[i + 1] === ' ')) return i;
+    if (ch === '#' && i > 0 && text[i - 1] === ' ') return -1;
+  }
+  return -1;
+}
+
+function readKey(k: string): string {
+  const c = k[0];
+  if (c === '"' || c === "'") return readQuoted(k, 0)[0];
+  const t = k.trimEnd();
+  if (t === '<<' || t === '__proto__' || badPlainStart(t)) throw UNSURE;
+  const v = resolvePlain(t);
+  return v === null ? '' : String(v);
+}
+
+/**
+ * Parses one YAML document of the block subset. Returns `undefined` when unsure; the caller
+ * then uses the `yaml` package.
+ */
+export function fastLoad(src: string): unknown {
+  try {
+    const lines = splitLines(src);
+    const r = new BlockReader(lines);
+    r.skipBlank();
+    const first = lines[r.n];
+    if (!first) return null;
+    let v: unknown;
+    if (first.text[0] === '{' || first.text[0] === '[') {
+      v = parseFlowLine(first.text);
+      r.n++;
+    } else {
+      v = r.node(first.indent, first.text);
+    }
+    r.skipBlank();
+    if (r.n < lines.length) return undefined; // something left over that we did not understand
+    return v;
+  } catch (e) {
+    if (e instanceof Unsure) return undefined;
+    throw e;
+  }
+}
+
+/** Parses with the fast reader, falling back to `yaml` (YAML 1.1 scalars). Throws yaml's errors. */
+export function loadYaml(src: string): unknown {
+  const v = fastLoad(src);
+  if (v !== undefined) return v;
+  return yamlParse(src, { version: '1.1', maxAliasCount: 10_000 });
+}

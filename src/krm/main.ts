@@ -1,0 +1,209 @@
+/**
+ * The entry point every function shares (like kpt's `fn.AsMain`): read the input, check the
+ * functionConfig against the function's schema, run, write the ResourceList, exit 1 on error
+ * results. Output is always written, even when the function fails, and logs go to stderr.
+ */
+import { KrmError, KubeObject } from './kube-object.js';
+import { Context } from './context.js';
+import { readInput, writeOutput, type ParsedInput } from './resource-list.js';
+import { formatResult, Results, type Result } from './results.js';
+import { schemaReference, type JsonSchema } from './schema-doc.js';
+
+export const API_VERSION = 'baremetal-krm.dev/v1alpha1';
+
+/** What ajv standalone validators look like (precompiled at build time). */
+export interface CompiledValidator {
+  (data: unknown): boolean;
+  errors?: { instancePath: string; message?: string; params?: Record<string, unknown>; keyword: string }[] | null;
+}
+
+export interface FunctionDefinition<Spec> {
+  /** `bmh-from-redfish` */
+  name: string;
+  /** functionConfig kind, `BMHFromRedfish` */
+  configKind: string;
+  /** one paragraph */
+  summary: string;
+  /** JSON schema of `spec`, for help text */
+  specSchema: JsonSchema;
+  /** precompiled validator of `spec` */
+  validateSpec: CompiledValidator;
+  /** turns a ConfigMap functionConfig's `data` into a spec; absent = ConfigMaps are refused */
+  fromConfigMap?: (data: Record<string, string>) => unknown;
+  /** more help: rules, examples */
+  moreHelp?: string;
+  run(ctx: Context<Spec>): void | Promise<void>;
+}
+
+export interface RunOutput {
+  output: string;
+  exitCode: number;
+  results: Result[];
+  stderr: string;
+}
+
+function describeAjvError(e: NonNullable<CompiledValidator['errors']>[number]): string {
+  const field = 'spec' + e.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.');
+  const p = e.params ?? {};
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return `${field}: unknown field "${String(p.additionalProperty)}"`;
+    case 'enum':
+      return `${field}: must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'required':
+      return `${field}: missing required field "${String(p.missingProperty)}"`;
+    default:
+      return `${field}: ${e.message ?? 'is invalid'}`;
+  }
+}
+
+/** Reads the spec from the functionConfig; reports what is wrong as results. */
+export function readSpec<Spec>(def: FunctionDefinition<Spec>, fc: KubeObject | undefined, results: Results): Spec | undefined {
+  let spec: unknown = {};
+  if (fc) {
+    let data: Record<string, unknown>;
+    try {
+      data = fc.data;
+    } catch (e) {
+      results.error(`functionConfig: ${(e as Error).message}`, { rule: 'config' });
+      return undefined;
+    }
+    if (fc.kind === 'ConfigMap' && fc.apiVersion === 'v1') {
+      if (!def.fromConfigMap) {
+        results.error(`functionConfig: a ConfigMap is not accepted; use apiVersion ${API_VERSION}, kind ${def.configKind}`, {
+          rule: 'config',
+        });
+        return undefined;
+      }
+      const raw = (data.data ?? {}) as Record<string, unknown>;
+      const strings: Record<string, string> = {};
+      for (const [k, v] of Object.entries(raw)) strings[k] = String(v);
+      try {
+        spec = def.fromConfigMap(strings);
+      } catch (e) {
+        results.error(`functionConfig ConfigMap: ${(e as Error).message}`, { rule: 'config', field: 'data' });
+        return undefined;
+      }
+    } else if (fc.apiVersion === API_VERSION && fc.kind === def.configKind) {
+      spec = data.spec ?? {};
+    } else {
+      results.error(
+        `functionConfig ${fc.apiVersion || '(no apiVersion)'}/${fc.kind || '(no kind)'} is not for ${def.name}: expected apiVersion ${API_VERSION}, kind ${def.configKind}${def.fromConfigMap ? ' (or a v1 ConfigMap)' : ''}`,
+        { rule: 'config', field: 'kind' },
+      );
+      return undefined;
+    }
+  }
+  if (!def.validateSpec(spec)) {
+    for (const e of def.validateSpec.errors ?? []) {
+      results.error(`functionConfig ${def.configKind} ${describeAjvError(e)}`, {
+        rule: 'config',
+        field: 'spec' + e.instancePath.replace(/\//g, '.'),
+      });
+    }
+    return undefined;
+  }
+  return spec as Spec;
+}
+
+/** Runs a function on input text, in process. Never throws for bad input. */
+export async function runFunction<Spec>(
+  def: FunctionDefinition<Spec>,
+  input: string,
+  env: Record<string, string | undefined> = {},
+): Promise<RunOutput> {
+  const results = new Results();
+  let parsed: ParsedInput;
+  try {
+    parsed = readInput(input);
+  } catch (e) {
+    if (!(e instanceof KrmError)) throw e;
+    results.error(e.message, { rule: 'input' });
+    // nothing could be read: echo a ResourceList with the result so tools show it
+    const empty: ParsedInput = { format: 'list', items: [], sections: [], seqIndent: 0 };
+    const output = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n' + writeOutput(empty, [], results.list);
+    return finish(output, results.list);
+  }
+  const spec = readSpec(def, parsed.functionConfig, results);
+  let items = parsed.items;
+  let internal = '';
+  if (spec !== undefined) {
+    const ctx = new Context<Spec>([...parsed.items], spec, parsed.functionConfig, env);
+    try {
+      await def.run(ctx);
+      items = [...ctx.items];
+    } catch (e) {
+      // nothing half-written: the input items go out as they came in
+      items = parsed.items;
+      if (e instanceof KrmError) ctx.results.error(e.message, { rule: 'input' });
+      else {
+        ctx.results.error(`internal error in ${def.name}: ${(e as Error).message} (please report this)`, { rule: 'internal' });
+        internal = (e as Error).stack ?? String(e);
+      }
+    }
+    results.list.push(...ctx.results.list);
+  }
+  const out = finish(writeOutput(parsed, items, results.list), results.list);
+  if (internal) out.stderr += internal + '\n';
+  return out;
+}
+
+function finish(output: string, results: Result[]): RunOutput {
+  const errors = results.filter((r) => r.severity === 'error');
+  const warnings = results.filter((r) => r.severity === 'warning');
+  let stderr = '';
+  for (const r of errors) stderr += formatResult(r) + '\n';
+  if (errors.length || warnings.length)
+    stderr += `${errors.length} error(s), ${warnings.length} warning(s), ${results.length - errors.length - warnings.length} info\n`;
+  return { output, exitCode: errors.length > 0 ? 1 : 0, results, stderr };
+}
+
+export function helpText<Spec>(def: FunctionDefinition<Spec>): string {
+  return [
+    `${def.name}: ${def.summary}`,
+    '',
+    'Usage:',
+    `  kpt fn eval --exec ./dist/${def.name}.cjs --fn-config config.yaml <pkg>`,
+    `  kpt fn render <pkg>            # Kptfile pipeline: exec: or image: baremetal-krm/${def.name}`,
+    `  kustomize build --enable-alpha-plugins <dir>   # container function, see README`,
+    `  cat resources.yaml | node dist/${def.name}.cjs  # a ResourceList or plain YAML stream on stdin`,
+    '',
+    `functionConfig: apiVersion ${API_VERSION}, kind ${def.configKind}${def.fromConfigMap ? ' (or a v1 ConfigMap with data:)' : ''}; no spec = defaults.`,
+    '',
+    'spec fields:',
+    schemaReference(def.specSchema, '  '),
+    def.moreHelp ? '\n' + def.moreHelp : '',
+  ].join('\n');
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.write(text)) resolve();
+    else stream.once('drain', resolve);
+  });
+}
+
+/** `fn.AsMain`: the process entry point of a function bundle. */
+export async function main<Spec>(def: FunctionDefinition<Spec>): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    await write(process.stdout, helpText(def) + '\n');
+    return;
+  }
+  try {
+    const input = await readStdin();
+    const r = await runFunction(def, input, process.env);
+    await write(process.stdout, r.output);
+    if (r.stderr) await write(process.stderr, r.stderr);
+    process.exitCode = r.exitCode;
+  } catch (e) {
+    process.stderr.write(`${def.name}: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    process.exitCode = 1;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * KRM function results (kpt's `results` field): message, severity, resourceRef, field, file
+ * and tags. A stable rule id goes in `tags.rule` so that tools and tests can match on it.
+ */
+import type { KubeObject, ResourceRef } from './kube-object.js';
+
+export type Severity = 'error' | 'warning' | 'info';
+
+export interface Result {
+  message: string;
+  severity: Severity;
+  resourceRef?: ResourceRef;
+  field?: { path: string; currentValue?: unknown; proposedValue?: unknown };
+  file?: { path: string; index?: number };
+  tags?: Record<string, string>;
+}
+
+export interface ResultOptions {
+  /** the item the result is about: fills resourceRef and file */
+  object?: KubeObject;
+  /** dotted field path, e.g. `spec.bmc.address` */
+  field?: string;
+  /** stable rule id, e.g. `references/bmc-secret` */
+  rule?: string;
+  /** extra tags */
+  tags?: Record<string, string>;
+  /** 1-based line in the file, when known */
+  line?: number;
+}
+
+export class Results {
+  readonly list: Result[] = [];
+
+  add(severity: Severity, message: string, opts: ResultOptions = {}): Result {
+    const r: Result = { message, severity };
+    if (opts.object) {
+      r.resourceRef = opts.object.ref();
+      const f = opts.object.file();
+      if (f) r.file = f;
+    }
+    if (opts.field) r.field = { path: opts.field };
+    const tags: Record<string, string> = { ...(opts.tags ?? {}) };
+    if (opts.rule) tags.rule = opts.rule;
+    if (opts.line !== undefined) tags.line = String(opts.line);
+    if (Object.keys(tags).length > 0) r.tags = tags;
+    this.list.push(r);
+    return r;
+  }
+  error(message: string, opts?: ResultOptions): Result {
+    return this.add('error', message, opts);
+  }
+  warning(message: string, opts?: ResultOptions): Result {
+    return this.add('warning', message, opts);
+  }
+  info(message: string, opts?: ResultOptions): Result {
+    return this.add('info', message, opts);
+  }
+  get hasErrors(): boolean {
+    return this.list.some((r) => r.severity === 'error');
+  }
+  count(severity: Severity): number {
+    return this.list.filter((r) => r.severity === severity).length;
+  }
+}
+
+/** One line per result, for stderr: `error: Kind/name spec.x: message [rule] (file:line)`. */
+export function formatResult(r: Result): string {
+  const where: string[] = [];
+  if (r.resourceRef) where.push(`${r.resourceRef.kind}/${r.resourceRef.namespace ? r.resourceRef.namespace + '/' : ''}${r.resourceRef.name}`);
+  if (r.field) where.push(r.field.path);
+  let s = `${r.severity}: ${where.length ? where.join(' ') + ': ' : ''}${r.message}`;
+  if (r.tags?.rule) s += ` [${r.tags.rule}]`;
+  if (r.file) s += ` (${r.file.path}${r.tags?.line ? ':' + r.tags.line : ''})`;
+  return s;
+}

@@ -1,0 +1,180 @@
+/**
+ * Line-level edits of block YAML: find the top-level sections of a document and set a scalar
+ * at a mapping path, touching only the lines involved. Everything else in the item keeps its
+ * bytes. Returns `undefined` when the layout is not plain block mappings along the path; the
+ * caller then edits through the `yaml` Document API.
+ */
+import { fastLoad } from './fast-yaml.js';
+
+interface L {
+  indent: number;
+  text: string;
+  skip: boolean;
+}
+
+function toLines(body: string): L[] {
+  const raw = body.split('\n');
+  if (raw[raw.length - 1] === '') raw.pop();
+  return raw.map((l) => {
+    let i = 0;
+    while (l.charCodeAt(i) === 32) i++;
+    const text = l.slice(i);
+    return { indent: i, text, skip: text === '' || text[0] === '#' };
+  });
+}
+
+/** Key of a `key: ...` line (plain or simply quoted), and the text after the colon. */
+function splitKeyLine(text: string): [string, string] | undefined {
+  const c = text[0];
+  if (c === '"' || c === "'") {
+    const v = fastLoad(text);
+    if (v === undefined || v === null || typeof v !== 'object' || Array.isArray(v)) return undefined;
+    const keys = Object.keys(v);
+    if (keys.length !== 1) return undefined;
+    const end = text.indexOf(c, 1);
+    return [keys[0]!, text.slice(end + 2).trim()];
+  }
+  const m = /^([^\s#:'"&*!|>{}[\],?-][^:]*?|-[^\s:][^:]*?):(?: +(.*))?$/.exec(text);
+  if (!m) return undefined;
+  return [m[1]!.trimEnd(), (m[2] ?? '').trim()];
+}
+
+/** Quotes a string for a single-line block value; `undefined` when it needs the full emitter. */
+export function scalarText(value: string | number | boolean): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
+  if (typeof value === 'boolean') return String(value);
+  if (/[\u0000-\u001f\u007f]/.test(value)) return undefined;
+  if (/^[A-Za-z_/][A-Za-z0-9_./@=-]*$/.test(value) && fastLoad(`k: ${value}\n`) !== undefined) {
+    const parsed = (fastLoad(`k: ${value}\n`) as { k: unknown }).k;
+    if (parsed === value) return value;
+  }
+  return "'" + value.replace(/'/g, "''") + "'";
+}
+
+/**
+ * Sets `path` (mapping keys only) to the already-quoted scalar `valueText` in the document
+ * `body`. Creates missing mappings along the path. Returns the new body or `undefined`.
+ */
+export function setScalarInText(body: string, path: string[], valueText: string): string | undefined {
+  const lines = toLines(body);
+  // region of the mapping being searched: [start, end), with its entries at `indent`
+  let start = 0;
+  let end = lines.length;
+  let indent = 0;
+  let parentLine = -1;
+  for (let depth = 0; depth < path.length; depth++) {
+    const seg = path[depth]!;
+    // entries' indentation: the first non-skip line of the region
+    let first = -1;
+    for (let k = start; k < end; k++) if (!lines[k]!.skip) { first = k; break; }
+    if (first >= 0) indent = lines[first]!.indent;
+    else if (depth > 0) indent = lines[parentLine]!.indent + 2;
+    let found = -1;
+    let lastEntryEnd = start;
+    for (let k = start; k < end; k++) {
+      const l = lines[k]!;
+      if (l.skip) continue;
+      if (l.indent < indent) return undefined;
+      if (l.indent > indent) {
+        lastEntryEnd = k + 1;
+        continue;
+      }
+      if (l.text.startsWith('- ') || l.text === '-') return undefined; // a sequence, not a mapping
+      const kv = splitKeyLine(l.text);
+      if (!kv) return undefined;
+      lastEntryEnd = k + 1;
+      if (kv[0] === seg) found = k;
+    }
+    if (found < 0) {
+      // insert the rest of the path after the last entry of this mapping
+      if (depth > 0 && first < 0) {
+        const after = lines[parentLine]!;
+        const kv = splitKeyLine(after.text);
+        if (!kv || (kv[1] !== '' && !kv[1].startsWith('#'))) return undefined; // e.g. `annotations: {}`
+      }
+      const add: string[] = [];
+      for (let d = depth; d < path.length; d++) {
+        const pad = ' '.repeat(indent + (d - depth) * 2);
+        const key = keyText(path[d]!);
+        if (key === undefined) return undefined;
+        add.push(d === path.length - 1 ? `${pad}${key}: ${valueText}` : `${pad}${key}:`);
+      }
+      const out = body.split('\n');
+      if (out[out.length - 1] === '') out.pop();
+      out.splice(lastEntryEnd, 0, ...add);
+      return out.join('\n') + '\n';
+    }
+    const kv = splitKeyLine(lines[found]!.text)!;
+    if (depth === path.length - 1) {
+      const v = kv[1];
+      if (v.startsWith('|') || v.startsWith('>') || v.startsWith('&') || v.startsWith('*') || v.startsWith('!'))
+        return undefined;
+      if (v === '' || v.startsWith('#')) {
+        // `key:` with a nested block (or null): only a null is replaceable line-wise
+        let k = found + 1;
+        while (k < lines.length && lines[k]!.skip) k++;
+        if (k < lines.length && lines[k]!.indent > indent) return undefined;
+        if (k < lines.length && lines[k]!.indent === indent && lines[k]!.text.startsWith('-')) return undefined;
+      } else {
+        // a single-line value: check it is not continued on the next lines
+        let k = found + 1;
+        while (k < lines.length && lines[k]!.skip) k++;
+        if (k < lines.length && lines[k]!.indent > indent) return undefined;
+        if (v.startsWith('[') || v.startsWith('{')) {
+          if (fastLoad(`k: ${v}\n`) === undefined) return undefined;
+        }
+      }
+      const out = body.split('\n');
+      const key = lines[found]!.text.slice(0, keyLength(lines[found]!.text));
+      out[found] = ' '.repeat(indent) + key + ': ' + valueText;
+      return out.join('\n');
+    }
+    // descend: the value must be a nested block mapping
+    if (kv[1] !== '' && !kv[1].startsWith('#')) return undefined;
+    parentLine = found;
+    start = found + 1;
+    let k = start;
+    while (k < end && (lines[k]!.skip || lines[k]!.indent > indent)) k++;
+    // trailing skip lines belong to whatever follows
+    while (k > start && lines[k - 1]!.skip) k--;
+    end = k;
+  }
+  return undefined;
+}
+
+function keyLength(text: string): number {
+  const c = text[0];
+  if (c === '"' || c === "'") return text.indexOf(c, 1) + 1;
+  return text.indexOf(':');
+}
+
+function keyText(key: string): string | undefined {
+  if (/^[A-Za-z_][A-Za-z0-9_./-]*$/.test(key)) {
+    const v = fastLoad(`${key}: 1\n`) as Record<string, unknown> | undefined;
+    if (v && Object.prototype.hasOwnProperty.call(v, key)) return key;
+  }
+  if (/[\u0000-\u001f']/.test(key)) return undefined;
+  return "'" + key + "'";
+}
+
+/** The top-level `apiVersion`, `kind` and `metadata` sections of a document, as a small text. */
+export function headerText(body: string): string | undefined {
+  let out = '';
+  let take = false;
+  let i = 0;
+  while (i < body.length) {
+    let j = body.indexOf('\n', i);
+    if (j < 0) j = body.length;
+    const line = body.slice(i, j);
+    const c = line.charCodeAt(0);
+    if (line.length > 0 && c !== 32 && c !== 35) {
+      // a top-level line
+      take =
+        line.startsWith('apiVersion:') || line.startsWith('kind:') || line.startsWith('metadata:');
+      if (!take && !/^[A-Za-z_"'][^:]*:( |$)/.test(line)) return undefined;
+    }
+    if (take) out += line + '\n';
+    i = j + 1;
+  }
+  return out;
+}

@@ -1,0 +1,68 @@
+/**
+ * `HardwareInventory` (baremetal-krm.dev/v1alpha1): the snapshot bmh-from-redfish's discover
+ * mode writes, one per Redfish System, and what generate, site-from-catalogue and
+ * intent-validate read. It is local-config: committed to Git, never applied to a cluster.
+ * Deterministic by construction: sorted lists, lowercase MACs, trimmed strings, no
+ * timestamps, power state, health or ETags.
+ */
+export const INVENTORY_API_VERSION = 'baremetal-krm.dev/v1alpha1';
+export const INVENTORY_KIND = 'HardwareInventory';
+
+export interface InventoryDisk {
+  /** Redfish Drive Id or SimpleStorage device name */
+  name: string;
+  sizeBytes?: number;
+  /** HDD, SSD or NVME (as Metal3 HardwareData `type`) */
+  type?: 'HDD' | 'SSD' | 'NVME';
+  rotational?: boolean;
+  serialNumber?: string;
+  /** World Wide Name / EUI (0x-prefixed, lowercase) when the BMC reports one */
+  wwn?: string;
+  model?: string;
+  vendor?: string;
+}
+
+export interface InventoryNic {
+  /** Redfish EthernetInterface Id */
+  id: string;
+  /** lowercase, colon-separated */
+  mac: string;
+  speedMbps?: number;
+  linkStatus?: string;
+  /** the NIC is a PXE / UEFI HTTP boot device per BootOptions or BIOS settings */
+  pxe?: boolean;
+  httpBoot?: boolean;
+  enabled?: boolean;
+  /** PCI vendor name, when known (NetworkAdapter Manufacturer) */
+  vendor?: string;
+}
+
+export interface HardwareInventorySpec {
+  bmc: {
+    /** the address as configured, e.g. https://10.0.0.5 */
+    address: string;
+    /** the System's Redfish path, e.g. /redfish/v1/Systems/System.Embedded.1 */
+    systemPath: string;
+    /** Secret the BareMetalHost will reference for BMC credentials */
+    credentialsSecret?: string;
+    insecureSkipVerify?: boolean;
+  };
+  system: {
+    manufacturer?: string;
+    model?: string;
+    serialNumber?: string;
+    sku?: string;
+    /** Dell service tag, HPE serial etc.: the label printed on the chassis */
+    serviceTag?: string;
+    uuid?: string;
+    biosVersion?: string;
+    hostName?: string;
+  };
+  bootMode?: 'UEFI' | 'legacy';
+  cpu?: { sockets?: number; cores?: number; threads?: number; model?: string; architecture?: string; maxSpeedMHz?: number };
+  memoryMiB?: number;
+  disks: InventoryDisk[];
+  nics: InventoryNic[];
+  /** resources that were missing, unreadable or refused (e.g. "Bios: 404"), sorted */
+  missing?: string[];
+}

@@ -1,0 +1,4 @@
+import { main } from '../../src/krm/index.js';
+import { identity } from './function.js';
+
+void main(identity);
