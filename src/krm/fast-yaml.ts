@@ -29,7 +29,9 @@ function resolvePlain(text: string): unknown {
   if (FALSE_WORDS.has(text)) return false;
   const c = text.charCodeAt(0);
   // digits, '+', '-', '.': let yaml decide (ints, octal 0644, floats, .inf, dates, 1:20)
-  if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46) {
+  // ... and yaml 1.1's float pattern also accepts an exponent alone: `e0`, `E+5`
+  const expOnly = (c === 101 || c === 69) && /^[eE][-+]?[0-9]/.test(text);
+  if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46 || expOnly) {
     if (numericCache.has(text)) return numericCache.get(text);
     let v: unknown;
     try {

@@ -67,6 +67,8 @@ export class KubeObject {
   #header: Header | undefined;
   /** 1-based line of the body's first line in its source file, when the reader knows it */
   sourceLine: number | undefined;
+  /** position in the input list, for messages about items that cannot be read */
+  listIndex: number | undefined;
 
   private constructor(opts: { raw?: string; seqIndent?: number; body?: string; lead?: string }) {
     this.#raw = opts.raw;
@@ -127,7 +129,13 @@ export class KubeObject {
         try {
           v = loadYaml(this.body);
         } catch (e) {
-          throw new KrmError(`item is not valid YAML: ${(e as Error).message}`);
+          const pos = (e as { linePos?: { line: number; col: number }[] }).linePos?.[0];
+          const which = this.listIndex !== undefined ? `items[${this.listIndex}]` : 'an item';
+          const where = pos ? ` at line ${pos.line}, column ${pos.col} of the item` : '';
+          const file = /(?:^|\n)\s*(?:internal\.)?config\.kubernetes\.io\/path:\s*['"]?([^'"\n]+)/.exec(this.body)?.[1];
+          throw new KrmError(
+            `${which}${file ? ` (${file})` : ''} is not valid YAML${where}: ${(e as Error).message.split('\n')[0]}`,
+          );
         }
       }
       if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new KrmError('item is not a YAML mapping');

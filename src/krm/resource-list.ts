@@ -31,7 +31,11 @@ function fromSections(text: string): ParsedInput | undefined {
   if (!kind || sectionValue(kind.text) !== 'ResourceList') return undefined;
   if (!scanned.sections.some((s) => s.key === 'items'))
     throw new KrmError('the ResourceList has no `items` field: expected `items:` with a list of resources (or `items: []`)');
-  const items = scanned.items.map((it) => KubeObject.fromListEntry(it.raw, scanned.seqIndent, it.lead));
+  const items = scanned.items.map((it, i) => {
+    const o = KubeObject.fromListEntry(it.raw, scanned.seqIndent, it.lead);
+    o.listIndex = i;
+    return o;
+  });
   let functionConfig: KubeObject | undefined;
   const fc = scanned.sections.find((s) => s.key === 'functionConfig');
   if (fc) {

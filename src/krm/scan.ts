@@ -4,6 +4,7 @@
  * function only pays for parsing what it reads. Returns `undefined` whenever the layout is
  * not the plain block layout; the caller then parses the whole list with `yaml`.
  */
+import { parseDocument } from 'yaml';
 
 export interface ScannedItem {
   /** comment and blank lines that precede the item's `-` line, verbatim */
@@ -22,15 +23,32 @@ export interface ScannedList {
 
 const TOP_KEY = /^([A-Za-z_][A-Za-z0-9_.-]*):(?: +(.*))?$/;
 
+/** `&name` or `*name` where YAML could read an anchor or alias (conservative: may over-match). */
+const ANCHOR_OR_ALIAS = /(?:^|[\s[{,:-])[&*][^\s,[\]{}]/;
+const ALIAS_G = /(?:^|[\s[{,:-])\*([^\s,[\]{}]+)/g;
+const ANCHOR_G = /(?:^|[\s[{,:-])&([^\s,[\]{}]+)/g;
+
+function selfContained(item: ScannedItem, seqIndent: number): boolean {
+  const anchors = new Set([...item.raw.matchAll(ANCHOR_G)].map((m) => m[1]));
+  let unmatched = false;
+  for (const m of item.raw.matchAll(ALIAS_G)) if (!anchors.has(m[1])) unmatched = true;
+  if (!unmatched) return true;
+  // the tokens may sit in a block scalar or a quoted string: ask the real parser
+  const doc = parseDocument(dedentItem(item.raw, seqIndent), { version: '1.1' });
+  try {
+    doc.toJS({ maxAliasCount: 10_000 }); // throws on an alias whose anchor is elsewhere
+  } catch {
+    return false;
+  }
+  return doc.errors.length === 0;
+}
+
 function isSkip(line: string): boolean {
   const t = line.trimStart();
   return t === '' || t[0] === '#';
 }
 
 export function scanResourceList(text: string): ScannedList | undefined {
-  // Aliases or anchors may cross item boundaries; a cheap, conservative test sends such input
-  // to the full parser.
-  if (/(?:^|[\s[{,:-])[&*][A-Za-z0-9_]/.test(text)) return undefined;
   if (text.includes('\r') || text.includes('\t')) return undefined;
   const lines = text.split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
@@ -132,6 +150,8 @@ export function scanResourceList(text: string): ScannedList | undefined {
     sections[sections.length - 1]!.text += preamble;
   }
   if (seqIndent < 0) seqIndent = 0;
+  // An alias must find its anchor inside the same item, or the items cannot stand alone.
+  if (ANCHOR_OR_ALIAS.test(text) && !items.every((it) => selfContained(it, seqIndent))) return undefined;
   const keys = sections.map((s) => s.key);
   if (new Set(keys).size !== keys.length) return undefined;
   return { sections, items, seqIndent };

@@ -1,0 +1,114 @@
+import fc from 'fast-check';
+import { dump } from 'js-yaml';
+import { parse, stringify } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import { fastLoad, loadYaml } from './fast-yaml.js';
+
+const yaml11 = (t: string): unknown => parse(t, { version: '1.1' });
+
+/** Strings that YAML readers disagree on or that need quoting. */
+const trickyString = fc.constantFrom(
+  'yes', 'no', 'on', 'off', 'y', 'N', 'true', 'False', 'null', '~', '', ' ', '0644', '0o17', '1_000', '1:20', '12e3',
+  '.inf', '-.5', '+1', '0x1F', '2001-12-14', 'a: b', 'a:b', '#x', 'x #y', '- x', '? x', '[x]', '{x}', '&a', '*a', '!t',
+  '|', '>', '%x', '@x', '`x', "it's", 'say "hi"', 'tab\there', 'multi\nline', 'trail\n', 'é ü 漢字', 'a\\b', 'long '.repeat(30),
+);
+const key = fc.oneof(fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_./-]{0,12}$/), trickyString.filter((s) => s !== ''));
+const scalar = fc.oneof(
+  fc.string(),
+  trickyString,
+  fc.integer(),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+);
+const value = fc.letrec((tie) => ({
+  v: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, tie('arr'), tie('obj')),
+  arr: fc.array(tie('v'), { maxLength: 4 }),
+  obj: fc.dictionary(key, tie('v'), { maxKeys: 5 }),
+})).obj;
+
+const styles: { name: string; dump: (v: unknown) => string }[] = [
+  { name: 'yaml compact', dump: (v) => stringify(v, { version: '1.1', indentSeq: false, lineWidth: 0 }) },
+  { name: 'yaml indented', dump: (v) => stringify(v, { version: '1.1', indentSeq: true }) },
+  { name: 'yaml single-quoted', dump: (v) => stringify(v, { version: '1.1', defaultStringType: 'QUOTE_SINGLE' }) },
+  { name: 'yaml double-quoted', dump: (v) => stringify(v, { version: '1.1', defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' }) },
+  { name: 'yaml literal blocks', dump: (v) => stringify(v, { version: '1.1', blockQuote: 'literal' }) },
+  { name: 'yaml flow', dump: (v) => stringify(v, { version: '1.1', collectionStyle: 'flow' }) },
+  { name: 'js-yaml', dump: (v) => dump(v, { lineWidth: -1 }) },
+  { name: 'js-yaml flow level 2', dump: (v) => dump(v, { flowLevel: 2 }) },
+];
+
+describe('fastLoad', () => {
+  for (const style of styles) {
+    it(`equals yaml (1.1) or says unsure: ${style.name}`, () => {
+      let fast = 0;
+      let total = 0;
+      fc.assert(
+        fc.property(value, fc.boolean(), (v, comments) => {
+          let text = style.dump(v);
+          if (comments) text = text.replace(/\n/g, (m, off: number) => (off % 3 === 0 ? '\n# note\n' : m));
+          let expected: unknown;
+          try {
+            expected = yaml11(text);
+          } catch {
+            return; // the dumper wrote something yaml 1.1 cannot read back: not our concern
+          }
+          total++;
+          const got = fastLoad(text);
+          if (got !== undefined) {
+            fast++;
+            expect(got).toEqual(expected);
+          }
+        }),
+        { numRuns: Number(process.env.FC_RUNS ?? 400) },
+      );
+      // the fast path must actually be taken for the common block styles
+      if (style.name === 'yaml compact' || style.name === 'js-yaml') expect(fast / total).toBeGreaterThan(0.5);
+    });
+  }
+
+  it('reads the layout kpt writes, including comments and quoted annotations', () => {
+    const t = [
+      '# leading comment',
+      'apiVersion: metal3.io/v1alpha1',
+      'kind: BareMetalHost',
+      'metadata:',
+      '  name: node01 # trailing',
+      '  annotations:',
+      "    config.kubernetes.io/index: '0'",
+      '    x: "yes"',
+      'spec:',
+      '  online: false',
+      '  bootMACAddress: 52:54:00:b6:ed:31',
+      '  rootDeviceHints:',
+      '    minSizeGigabytes: 100',
+      '  list:',
+      '  - a',
+      '  - name: b',
+      '    value: 0644',
+      '  userData: |',
+      '    #cloud-config',
+      '    runcmd:',
+      '',
+      '      - echo hi',
+      '  empty: []',
+      '  flow: {a: 1, b: [x, "y"]}',
+      '',
+    ].join('\n');
+    const got = fastLoad(t);
+    expect(got).toEqual(yaml11(t));
+    expect(got).toMatchObject({ metadata: { annotations: { 'config.kubernetes.io/index': '0', x: 'yes' } } });
+    expect((got as { spec: { list: unknown[] } }).spec.list[1]).toEqual({ name: 'b', value: 420 });
+  });
+
+  it('is unsure about anchors, tags, folded and multi-line scalars, duplicate keys', () => {
+    for (const t of ['a: &x 1\nb: *x\n', 'a: !!str 1\n', 'a: >\n  x\n  y\n', 'a: b\n  c\n', 'a: 1\na: 2\n', "a: 'x\n  y'\n", '<<: {a: 1}\n']) {
+      expect(fastLoad(t), t).toBeUndefined();
+    }
+  });
+
+  it('loadYaml falls back to yaml and keeps YAML 1.1 meaning', () => {
+    expect(loadYaml('a: &x yes\nb: *x\n')).toEqual({ a: true, b: true });
+    expect(loadYaml('mode: 0644\n')).toEqual({ mode: 420 });
+  });
+});
