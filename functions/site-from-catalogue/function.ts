@@ -1,0 +1,46 @@
+/**
+ * site-from-catalogue: airshipctl catalogues (and HardwareInventory) in, Metal3 BareMetalHosts,
+ * BMC and network-data Secrets out, or a whole new site skeleton; `mode: distil` goes back.
+ */
+import type { FunctionDefinition } from '../../src/krm/index.js';
+import specSchema from './spec.schema.json' with { type: 'json' };
+import validateSpec from './generated/spec.validate.js';
+import { planHosts } from './generate.js';
+import { readInputs } from './inputs.js';
+import { distil } from './distil.js';
+import { generateSite } from './site.js';
+import type { Spec } from './spec.js';
+
+export const OWNER = 'site-from-catalogue';
+
+export const definition: FunctionDefinition<Spec> = {
+  name: 'site-from-catalogue',
+  configKind: 'SiteFromCatalogue',
+  summary:
+    'generates Metal3 BareMetalHosts, BMC and network-data Secrets from airshipctl host/network catalogues and HardwareInventory (as the hostgenerator-m3 template, failing loudly), allocates IPs stably, writes new sites from a type, and distils a rendered site back into catalogues',
+  specSchema,
+  validateSpec,
+  moreHelp: [
+    'Rules (tags.rule): catalogue/*, hosts/unknown-host, host/missing-field, host/bad-mac, host/bad-ip, host/unknown-link,',
+    'host/unknown-network, host/unknown-profile, host/missing-ip, host/duplicate-mac, ipam/*, roles/*, credentials/*, inventory/*, distil/*, site/*.',
+  ].join('\n'),
+  run(ctx) {
+    const spec = ctx.spec;
+    if (spec.mode === 'distil') {
+      distil(ctx, spec);
+      return;
+    }
+    if (spec.site) {
+      generateSite(ctx, spec);
+      return;
+    }
+    const inputs = readInputs(ctx);
+    const plan = planHosts(ctx, spec, inputs);
+    if (!plan.ok) return; // nothing half-written: previous output stays as it is
+    const dir = (spec.outputDir ?? 'hosts').replace(/\/+$/, '');
+    ctx.reconcile(
+      `${OWNER}/hosts`,
+      plan.hosts.flatMap((h) => h.docs.map((data) => ({ data, path: `${dir}/${h.name}.yaml` }))),
+    );
+  },
+};

@@ -1,0 +1,31 @@
+/** The functionConfig `spec` of SiteFromCatalogue (see spec.schema.json). */
+export interface RoleRule {
+  count?: number;
+  selector?: Record<string, string>;
+  hardwareProfile?: string;
+}
+
+export interface SitePhase {
+  path: string;
+  hosts?: 'controlPlane' | 'workers' | 'none';
+  phaseName?: string;
+}
+
+export interface Spec {
+  mode?: 'generate' | 'distil';
+  hosts?: string[];
+  namespace?: string;
+  outputDir?: string;
+  credentials?: { mode?: 'reference' | 'emit'; secretName?: string };
+  ipam?: Record<string, { cidr?: string; start?: string; end?: string; reserved?: string[] }>;
+  roles?: { controlPlane?: RoleRule; workers?: RoleRule };
+  inventory?: { linkNics?: Record<string, string>; hardwareProfile?: string };
+  site?: {
+    name: string;
+    root?: string;
+    type: string;
+    dir?: string;
+    phases?: SitePhase[];
+    catalogues?: Record<string, unknown>[];
+  };
+}
