@@ -78,13 +78,21 @@ elif grep -Eq '^[[:space:]]*driver[[:space:]]*=[[:space:]]*"vfs"' "$STORAGE_CONF
   log "storage driver already vfs ($STORAGE_CONF)"
 else
   cp -p "$STORAGE_CONF" "$STORAGE_CONF.bak"
-  if grep -Eq '^[[:space:]]*driver[[:space:]]*=' "$STORAGE_CONF"; then
+  if ! grep -Eq '^[[:space:]]*\[storage\][[:space:]]*$' "$STORAGE_CONF"; then
+    # no [storage] table: put one first (keys after a sub-table would land in it)
+    { printf '[storage]\ndriver = "vfs"\n\n'; cat "$STORAGE_CONF.bak"; } >"$STORAGE_CONF"
+  elif grep -Eq '^[[:space:]]*driver[[:space:]]*=' "$STORAGE_CONF"; then
     sed -i -E 's/^[[:space:]]*driver[[:space:]]*=.*/driver = "vfs"/' "$STORAGE_CONF"
-  elif grep -Eq '^\[storage\]' "$STORAGE_CONF"; then
-    sed -i -E '0,/^\[storage\]/s//[storage]\ndriver = "vfs"/' "$STORAGE_CONF"
   else
-    printf '\n[storage]\ndriver = "vfs"\n' >>"$STORAGE_CONF"
+    sed -i -E '0,/^[[:space:]]*\[storage\][[:space:]]*$/s//[storage]\ndriver = "vfs"/' "$STORAGE_CONF"
   fi
+  # overlay-only option that vfs rejects ("vfs driver does not support vfs.mount_program")
+  sed -i -E 's/^([[:space:]]*mount_program[[:space:]]*=)/# disabled for vfs by container-setup.sh: \1/' "$STORAGE_CONF"
+  # podman refuses a storage.conf without these two
+  for kv in 'graphroot = "/var/lib/containers/storage"' 'runroot = "/run/containers/storage"'; do
+    grep -Eq "^[[:space:]]*${kv%% *}[[:space:]]*=" "$STORAGE_CONF" ||
+      sed -i -E "0,/^driver = \"vfs\"\$/s||driver = \"vfs\"\n$kv|" "$STORAGE_CONF"
+  done
   log "set driver = \"vfs\" in $STORAGE_CONF (backup: $STORAGE_CONF.bak)"
 fi
 
