@@ -1,0 +1,185 @@
+/**
+ * x509 certificates wherever intent keeps them: Secrets (`tls.crt`, `ca.crt`, any PEM in data
+ * or stringData, base64 kubeconfigs), kubeconfig `*-data` fields (airshipctl `KubeConfig`
+ * documents, kubeconfig Secrets), ConfigMaps and catalogues holding PEM. Reports expired,
+ * expiring, not-yet-valid and key/cert mismatches, and returns every certificate as a fact.
+ * Key material is compared, never printed.
+ */
+import type * as Crypto from 'node:crypto';
+import type { KubeObject, ResourceRef } from '../../src/krm/index.js';
+import { loadYaml } from '../../src/krm/index.js';
+
+export interface CertificateFact {
+  subject: string;
+  issuer: string;
+  notBefore: string;
+  notAfter: string;
+  daysLeft: number;
+  resource: ResourceRef;
+  file?: string;
+  /** dotted field path of the value holding the certificate (inside a kubeconfig: joined with ` > `) */
+  field: string;
+  /** index in a PEM bundle */
+  index: number;
+}
+
+export interface CertFinding {
+  rule: string;
+  message: string;
+  object: KubeObject;
+  field: string;
+  path: (string | number)[];
+}
+
+let crypto: typeof Crypto | undefined;
+/** node:crypto, loaded on first use (keeps start-up small). */
+export async function loadCrypto(): Promise<void> {
+  crypto ??= await import('node:crypto');
+}
+
+const B64_PEM = 'LS0tLS1CRUdJTi'; // base64 of "-----BEGIN"
+const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+const DAY = 86_400_000;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function dotted(path: readonly (string | number)[]): string {
+  let s = '';
+  for (const p of path) s += typeof p === 'number' ? `[${p}]` : (s ? '.' : '') + p;
+  return s;
+}
+
+function decodeMaybe(v: string, base64: boolean): string | undefined {
+  if (v.includes('-----BEGIN ')) return v;
+  if (v.startsWith(B64_PEM) || base64) {
+    const t = Buffer.from(v, 'base64').toString('utf8');
+    return t;
+  }
+  return undefined;
+}
+
+function isKubeconfigText(t: string): boolean {
+  return /(^|\n)clusters:/.test(t) && /(certificate-authority-data|client-certificate-data|client-key-data)/.test(t);
+}
+
+function partnerKey(k: string): string[] {
+  const out: string[] = [];
+  if (k.endsWith('.crt')) out.push(k.slice(0, -4) + '.key');
+  if (k.endsWith('.pem')) out.push(k.slice(0, -4) + '-key.pem', k.slice(0, -4) + '.key');
+  if (k.includes('certificate')) out.push(k.replace('certificate', 'key'));
+  if (k.endsWith('-cert')) out.push(k.slice(0, -5) + '-key');
+  if (k.endsWith('Cert')) out.push(k.slice(0, -4) + 'Key');
+  if (k === 'crt') out.push('key');
+  if (k === 'cert') out.push('key');
+  return out;
+}
+
+function oneLine(dn: string): string {
+  return dn.split('\n').filter(Boolean).join(', ');
+}
+
+export function checkCertificates(
+  o: KubeObject,
+  data: Obj,
+  opts: { now: number; warnDays: number },
+): { facts: CertificateFact[]; findings: CertFinding[] } {
+  const facts: CertificateFact[] = [];
+  const findings: CertFinding[] = [];
+  if (!crypto) return { facts, findings };
+  const c = crypto;
+  const isSecret = o.kind === 'Secret' && o.apiVersion === 'v1';
+  const ref = o.ref();
+  const file = o.file()?.path;
+
+  const examine = (text: string, path: (string | number)[], label: string, keyText: string | undefined): void => {
+    const pems = text.match(PEM_CERT);
+    if (!pems) return;
+    pems.forEach((pem, index) => {
+      const where = label + (pems.length > 1 ? ` (certificate ${index + 1} of ${pems.length})` : '');
+      let cert: Crypto.X509Certificate;
+      try {
+        cert = new c.X509Certificate(pem);
+      } catch (e) {
+        findings.push({ rule: 'certificate-unreadable', message: `${o.id} ${where}: a PEM certificate does not parse (${(e as Error).message}): replace it with a valid certificate`, object: o, field: dotted(path), path });
+        return;
+      }
+      const notAfter = Date.parse(cert.validTo);
+      const notBefore = Date.parse(cert.validFrom);
+      const daysLeft = Math.floor((notAfter - opts.now) / DAY);
+      const subject = oneLine(cert.subject);
+      const issuer = oneLine(cert.issuer);
+      const na = new Date(notAfter).toISOString().replace('.000Z', 'Z');
+      const nb = new Date(notBefore).toISOString().replace('.000Z', 'Z');
+      const fact: CertificateFact = { subject, issuer, notBefore: nb, notAfter: na, daysLeft, resource: ref, field: label, index };
+      if (file) fact.file = file;
+      facts.push(fact);
+      const who = `certificate "${subject}" (issuer "${issuer}") in ${o.id} ${where}`;
+      if (notAfter < opts.now)
+        findings.push({ rule: 'certificate-expired', message: `${who} expired on ${na} (${-daysLeft} days ago): renew it and commit the new certificate`, object: o, field: dotted(path), path });
+      else if (notBefore > opts.now)
+        findings.push({ rule: 'certificate-not-yet-valid', message: `${who} is not valid before ${nb}: check the issuer's clock or reissue it`, object: o, field: dotted(path), path });
+      else if (daysLeft < opts.warnDays)
+        findings.push({ rule: 'certificate-expiring', message: `${who} expires on ${na} (in ${daysLeft} days, less than ${opts.warnDays}): renew it soon`, object: o, field: dotted(path), path });
+      if (index === 0 && keyText && keyText.includes('PRIVATE KEY-----') && !keyText.includes('ENCRYPTED')) {
+        try {
+          const pub = c.createPublicKey(c.createPrivateKey(keyText)).export({ type: 'spki', format: 'der' });
+          const certPub = cert.publicKey.export({ type: 'spki', format: 'der' });
+          if (!pub.equals(certPub))
+            findings.push({ rule: 'certificate-key-mismatch', message: `${who}: the private key beside it does not belong to this certificate; commit the matching key/cert pair`, object: o, field: dotted(path), path });
+        } catch {
+          // an unreadable key is not a certificate problem
+        }
+      }
+    });
+  };
+
+  const walk = (v: unknown, path: (string | number)[], label: (p: (string | number)[]) => string, base64Map: boolean, depth: number): void => {
+    if (depth > 12) return;
+    if (Array.isArray(v)) {
+      v.forEach((x, i) => walk(x, [...path, i], label, false, depth + 1));
+      return;
+    }
+    if (!isObj(v)) return;
+    for (const [k, x] of Object.entries(v)) {
+      if (depth === 0 && (k === 'metadata' || k === 'sops' || k === 'apiVersion' || k === 'kind')) continue;
+      const p = [...path, k];
+      if (typeof x === 'string') {
+        if (x.startsWith('ENC[')) continue;
+        const isB64 = base64Map || k.endsWith('-data');
+        if (!isB64 && !x.includes('-----BEGIN ') && !x.startsWith(B64_PEM) && !(x.includes('clusters:') && isKubeconfigText(x))) continue;
+        const text = decodeMaybe(x, isB64) ?? x;
+        if (text.includes('-----BEGIN CERTIFICATE-----')) {
+          let keyText: string | undefined;
+          for (const pk of partnerKey(k)) {
+            const kv = v[pk];
+            if (typeof kv === 'string' && !kv.startsWith('ENC[')) {
+              keyText = decodeMaybe(kv, isB64) ?? kv;
+              break;
+            }
+          }
+          examine(text, p, label(p), keyText);
+        } else if (isKubeconfigText(text)) {
+          let kc: unknown;
+          try {
+            kc = loadYaml(text);
+          } catch {
+            continue;
+          }
+          const outer = label(p);
+          walk(kc, p, (q) => `${outer} > ${dotted(q.slice(p.length))}`, false, depth + 1);
+        }
+      } else walk(x, p, label, false, depth + 1);
+    }
+  };
+
+  if (isSecret) {
+    for (const section of ['data', 'stringData']) {
+      const m = data[section];
+      if (isObj(m)) walk(m, [section], dotted, section === 'data', 1);
+    }
+  } else {
+    walk(data, [], dotted, false, 0);
+  }
+  return { facts, findings };
+}

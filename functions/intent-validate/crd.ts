@@ -1,0 +1,125 @@
+/**
+ * CustomResourceDefinition openAPIV3Schema -> JSON schema (draft-07, for ajv), in process: the
+ * same code turns the built-in CRDs into precompiled validators at build time (prebuild.mjs)
+ * and any CRD found in the input into a validator at run time. What it does, like the API
+ * server's structural schemas and kubeconform's strict mode:
+ * - `nullable: true` adds `null` to the type;
+ * - `x-kubernetes-int-or-string` accepts an integer or a string;
+ * - an object with `properties`, no `additionalProperties` and no
+ *   `x-kubernetes-preserve-unknown-fields` is closed: unknown fields are reported;
+ * - `x-kubernetes-embedded-resource` objects may carry apiVersion, kind and metadata;
+ * - the root `metadata` is Kubernetes ObjectMeta (label and annotation values must be strings);
+ * - descriptions, examples and formats are dropped (formats are not checked, as in kubectl).
+ */
+export type Schema = Record<string, unknown>;
+
+const KEEP = new Set([
+  'type', 'enum', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength',
+  'pattern', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'required', 'multipleOf',
+]);
+
+const STRING_MAP: Schema = { type: 'object', additionalProperties: { type: 'string' } };
+
+/** Kubernetes ObjectMeta, closed. */
+export const OBJECT_META: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string' },
+    generateName: { type: 'string' },
+    namespace: { type: 'string' },
+    labels: STRING_MAP,
+    annotations: STRING_MAP,
+    uid: { type: 'string' },
+    resourceVersion: { type: 'string' },
+    generation: { type: 'integer' },
+    creationTimestamp: { type: ['string', 'null'] },
+    deletionTimestamp: { type: ['string', 'null'] },
+    deletionGracePeriodSeconds: { type: 'integer' },
+    finalizers: { type: 'array', items: { type: 'string' } },
+    ownerReferences: { type: 'array', items: { type: 'object' } },
+    managedFields: { type: 'array', items: { type: 'object' } },
+    selfLink: { type: 'string' },
+  },
+};
+
+function convertNode(s: unknown): Schema {
+  if (s === null || typeof s !== 'object') return {};
+  const src = s as Record<string, unknown>;
+  const out: Schema = {};
+  for (const k of Object.keys(src)) if (KEEP.has(k)) out[k] = src[k];
+  if (src['x-kubernetes-int-or-string'] === true) {
+    delete out.type;
+    out.anyOf = [{ type: 'integer' }, { type: 'string' }];
+  }
+  for (const k of ['anyOf', 'oneOf', 'allOf'] as const) {
+    // structural schemas repeat constraints inside anyOf/oneOf without types: keep them
+    if (Array.isArray(src[k]) && !(k === 'anyOf' && out.anyOf)) out[k] = (src[k] as unknown[]).map(convertNode);
+  }
+  if (src.not) out.not = convertNode(src.not);
+  if (src.items && typeof src.items === 'object' && !Array.isArray(src.items)) out.items = convertNode(src.items);
+  const props = src.properties as Record<string, unknown> | undefined;
+  if (props && typeof props === 'object') {
+    const p: Record<string, Schema> = {};
+    for (const key of Object.keys(props)) p[key] = convertNode(props[key]);
+    out.properties = p;
+  }
+  const preserve = src['x-kubernetes-preserve-unknown-fields'] === true;
+  if (src['x-kubernetes-embedded-resource'] === true && out.properties) {
+    const p = out.properties as Record<string, Schema>;
+    p.apiVersion ??= { type: 'string' };
+    p.kind ??= { type: 'string' };
+    p.metadata ??= { type: 'object' };
+  }
+  if (src.additionalProperties !== undefined) {
+    const ap = src.additionalProperties;
+    out.additionalProperties = typeof ap === 'boolean' ? ap : convertNode(ap);
+  } else if (out.properties && !preserve) {
+    out.additionalProperties = false;
+  }
+  if (src.nullable === true && out.type !== undefined) {
+    out.type = Array.isArray(out.type) ? [...(out.type as string[]), 'null'] : [out.type as string, 'null'];
+  }
+  if (src.nullable === true && out.enum) out.enum = [...(out.enum as unknown[]), null];
+  return out;
+}
+
+/** A whole object's schema from a CRD version's openAPIV3Schema. */
+export function objectSchema(openAPIV3Schema: unknown): Schema {
+  const root = convertNode(openAPIV3Schema);
+  root.type ??= 'object';
+  const props = ((root.properties ??= {}) as Record<string, Schema>);
+  props.apiVersion = { type: 'string' };
+  props.kind = { type: 'string' };
+  props.metadata = OBJECT_META;
+  if (root.additionalProperties === undefined && !(openAPIV3Schema as Record<string, unknown>)?.['x-kubernetes-preserve-unknown-fields'])
+    root.additionalProperties = false;
+  return root;
+}
+
+export interface CrdSchema {
+  group: string;
+  version: string;
+  kind: string;
+  schema: Schema;
+}
+
+/** Every version of a CRD (apiextensions.k8s.io/v1, or v1beta1 with a top-level validation). */
+export function crdSchemas(crd: Record<string, unknown>): CrdSchema[] {
+  const spec = (crd.spec ?? {}) as Record<string, unknown>;
+  const group = String(spec.group ?? '');
+  const kind = String(((spec.names ?? {}) as Record<string, unknown>).kind ?? '');
+  if (!group || !kind) return [];
+  const out: CrdSchema[] = [];
+  const topLevel = ((spec.validation ?? {}) as Record<string, unknown>).openAPIV3Schema;
+  const versions = Array.isArray(spec.versions) ? (spec.versions as Record<string, unknown>[]) : [];
+  if (versions.length === 0 && spec.version && topLevel) {
+    out.push({ group, version: String(spec.version), kind, schema: objectSchema(topLevel) });
+  }
+  for (const v of versions) {
+    const s = ((v.schema ?? {}) as Record<string, unknown>).openAPIV3Schema ?? topLevel;
+    if (!s || !v.name) continue;
+    out.push({ group, version: String(v.name), kind, schema: objectSchema(s) });
+  }
+  return out;
+}

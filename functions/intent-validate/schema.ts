@@ -1,0 +1,280 @@
+/**
+ * Schema checks: every item against its schema (built-in precompiled validators, CRDs in the
+ * input, extra CRDs), unknown fields where the schema is closed, and YAML 1.1 scalars that
+ * YAML 1.1 and 1.2 readers disagree on. Validators load lazily, only for kinds present.
+ */
+import type { KubeObject } from '../../src/krm/index.js';
+import { crdSchemas } from './crd.js';
+import { BUILTIN_KEYS } from './generated/builtin-keys.js';
+
+export interface SchemaOptions {
+  skipKinds: Set<string>;
+  extraCrds: Record<string, unknown>[];
+  ambiguous: boolean;
+  schema: boolean;
+}
+
+export interface SchemaFinding {
+  rule: string;
+  message: string;
+  object: KubeObject;
+  field?: string;
+  path?: (string | number)[];
+  line?: number;
+}
+
+interface AjvError {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+type Validator = ((d: unknown) => boolean) & { errors?: AjvError[] | null };
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function segments(instancePath: string): (string | number)[] {
+  if (!instancePath) return [];
+  return instancePath
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+}
+export function dotted(path: readonly (string | number)[]): string {
+  let s = '';
+  for (const p of path) s += typeof p === 'number' ? `[${p}]` : (s ? '.' : '') + p;
+  return s;
+}
+
+let ajvCtor: (new (opts: object) => { compile(s: object): Validator }) | undefined;
+async function runtimeCompiler(): Promise<(schema: object) => Validator> {
+  if (!ajvCtor) {
+    const m = (await import('ajv')) as unknown as { default: { default?: unknown } };
+    const d = m.default;
+    ajvCtor = (d.default ?? d) as unknown as typeof ajvCtor;
+  }
+  const ajv = new ajvCtor!({ allErrors: true, strict: false, validateFormats: false });
+  return (schema) => ajv.compile(schema);
+}
+
+let builtins: Record<string, Validator> | undefined;
+async function builtinValidators(): Promise<Record<string, Validator>> {
+  builtins ??= (await import('./generated/builtin.validate.js')) as unknown as Record<string, Validator>;
+  return builtins;
+}
+
+function gvk(o: KubeObject): string {
+  return `${o.apiVersion}/${o.kind}`;
+}
+
+export async function checkSchemas(items: readonly KubeObject[], opts: SchemaOptions): Promise<SchemaFinding[]> {
+  const out: SchemaFinding[] = [];
+  if (opts.schema) {
+    // CRDs in the input and from spec.schemas.paths override the built-in ones for their kinds
+    const fromCrds = new Map<string, object>();
+    const crdObjects: Obj[] = [...opts.extraCrds];
+    for (const o of items) if (o.kind === 'CustomResourceDefinition' && o.group === 'apiextensions.k8s.io') {
+      try {
+        crdObjects.push(o.data);
+      } catch {
+        // reported by the YAML reader elsewhere
+      }
+    }
+    for (const crd of crdObjects) for (const s of crdSchemas(crd)) fromCrds.set(`${s.group}/${s.version}/${s.kind}`, s.schema);
+    const compiled = new Map<string, Validator | undefined>();
+    let compile: ((s: object) => Validator) | undefined;
+    let mod: Record<string, Validator> | undefined;
+    for (const o of items) {
+      if (!o.kind || opts.skipKinds.has(o.kind)) continue;
+      const key = gvk(o);
+      let v = compiled.get(key);
+      if (!compiled.has(key)) {
+        const crd = fromCrds.get(key);
+        if (crd) {
+          compile ??= await runtimeCompiler();
+          try {
+            v = compile(crd);
+          } catch (e) {
+            out.push({ rule: 'schema', message: `the CRD for ${key} does not compile to a schema (${(e as Error).message}); its items are not checked`, object: o });
+            v = undefined;
+          }
+        } else if (BUILTIN_KEYS[key]) {
+          mod ??= await builtinValidators();
+          v = mod[BUILTIN_KEYS[key]!];
+        }
+        compiled.set(key, v);
+      }
+      if (!v) continue;
+      let data: Obj;
+      try {
+        data = o.data;
+      } catch (e) {
+        out.push({ rule: 'schema', message: `${o.id}: ${(e as Error).message}`, object: o });
+        continue;
+      }
+      if (v(data)) continue;
+      const seen = new Set<string>();
+      for (const e of v.errors ?? []) {
+        const path = segments(e.instancePath);
+        if (e.keyword === 'additionalProperties') {
+          const extra = String(e.params?.additionalProperty);
+          const p = [...path, extra];
+          const k = 'u' + dotted(p);
+          if (seen.has(k)) continue;
+          seen.add(k);
+          out.push({
+            rule: 'schema-unknown-field',
+            message: `${o.id}: unknown field "${extra}"${path.length ? ` in ${dotted(path)}` : ''}: the ${o.kind} ${o.apiVersion} schema has no such field (the API server would drop it); remove it or fix its spelling${suggest(extra, e, data, path)}`,
+            object: o,
+            field: dotted(p),
+            path: p,
+          });
+          continue;
+        }
+        if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
+        const k = 's' + dotted(path);
+        if (seen.has(k)) continue;
+        seen.add(k);
+        out.push({
+          rule: 'schema',
+          message: `${o.id}: ${dotted(path) || '(root)'} ${describe(e, data, path)} (schema ${o.kind} ${o.apiVersion})`,
+          object: o,
+          field: dotted(path) || undefined,
+          path,
+        });
+      }
+    }
+  }
+  if (opts.ambiguous) for (const o of items) out.push(...ambiguousScalars(o));
+  return out;
+}
+
+function valueAt(data: unknown, path: (string | number)[]): unknown {
+  let v = data;
+  for (const p of path) v = isObj(v) || Array.isArray(v) ? (v as Record<string | number, unknown>)[p] : undefined;
+  return v;
+}
+
+function describe(e: AjvError, data: unknown, path: (string | number)[]): string {
+  const p = e.params ?? {};
+  switch (e.keyword) {
+    case 'required':
+      return `is missing required field "${String(p.missingProperty)}": add it`;
+    case 'enum':
+      return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, found ${JSON.stringify(valueAt(data, path))}`;
+    case 'type': {
+      const v = valueAt(data, path);
+      const found = v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a mapping' : `${typeof v} ${JSON.stringify(v)}`;
+      const hint = String(p.type) === 'string' && (typeof v === 'boolean' || typeof v === 'number') ? ' (quote the value)' : '';
+      return `must be ${String(p.type)}, found ${found}${hint}`;
+    }
+    case 'pattern':
+      return `does not match the pattern ${String(p.pattern)}: fix the value`;
+    default:
+      return `${e.message ?? 'is invalid'}`;
+  }
+}
+
+function suggest(extra: string, _e: AjvError, data: unknown, path: (string | number)[]): string {
+  void data;
+  void path;
+  void extra;
+  return '';
+}
+
+const AMBIGUOUS = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|[-+]?0[0-7]+|[-+]?\d[\d_]*_[\d_]*|[-+]?\d+(?::[0-5]?\d)+(?:\.\d*)?)$/;
+const KEY_LINE = /^( *)((?:- +)*)((?:"[^"]*"|'[^']*'|[^\s#'"-][^:#]*?|-[^\s:#][^:#]*?)):(?: +(.*?))?\s*$/;
+const SEQ_LINE = /^( *)((?:- +)+)(.*?)\s*$/;
+
+function stripComment(v: string): string {
+  const i = v.search(/ #/);
+  return (i >= 0 ? v.slice(0, i) : v).trim();
+}
+
+/** Plain scalars YAML 1.1 and YAML 1.2 (Go yaml.v3, kyaml, JSON schema tools) read differently. */
+export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
+  const out: SchemaFinding[] = [];
+  const body = o.body;
+  if (!/[:-] +(?:[yYnNoO0-9+-])/.test(body)) return out;
+  const lines = body.split('\n');
+  const stack: { indent: number; key: string | number }[] = [];
+  const seqCount = new Map<number, number>();
+  let blockIndent = -1;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    let ind = 0;
+    while (line.charCodeAt(ind) === 32) ind++;
+    if (blockIndent >= 0) {
+      if (line.trim() === '' || ind > blockIndent) continue;
+      blockIndent = -1;
+    }
+    const rest = line.slice(ind);
+    if (rest === '' || rest[0] === '#' || rest === '---') continue;
+    let keyPart: string | undefined;
+    let value: string | undefined;
+    let col = ind;
+    const km = KEY_LINE.exec(line);
+    if (km) {
+      const dashes = km[2]!;
+      // sequence entries on this line
+      let c = ind;
+      for (const _ of dashes.match(/- +/g) ?? []) {
+        while (stack.length && stack[stack.length - 1]!.indent >= c) stack.pop();
+        const n = (seqCount.get(c) ?? -1) + 1;
+        seqCount.set(c, n);
+        stack.push({ indent: c, key: n });
+        c += _.length;
+      }
+      col = ind + dashes.length;
+      keyPart = km[3]!.replace(/^["']|["']$/g, '');
+      value = km[4];
+      while (stack.length && stack[stack.length - 1]!.indent >= col) stack.pop();
+      for (const k of [...seqCount.keys()]) if (k > col) seqCount.delete(k);
+      stack.push({ indent: col, key: keyPart });
+    } else {
+      const sm = SEQ_LINE.exec(line);
+      if (!sm) continue;
+      const dashes = sm[2]!;
+      let c = ind;
+      for (const _ of dashes.match(/- +/g) ?? []) {
+        while (stack.length && stack[stack.length - 1]!.indent >= c) stack.pop();
+        for (const k of [...seqCount.keys()]) if (k > c) seqCount.delete(k);
+        const n = (seqCount.get(c) ?? -1) + 1;
+        seqCount.set(c, n);
+        stack.push({ indent: c, key: n });
+        c += _.length;
+      }
+      value = sm[3];
+      col = c;
+    }
+    if (value === undefined || value === '') continue;
+    if (/^[|>][-+0-9]*(\s+#.*)?$/.test(value)) {
+      blockIndent = col;
+      continue;
+    }
+    const v = stripComment(value);
+    if (!AMBIGUOUS.test(v)) continue;
+    const path = stack.map((s) => s.key);
+    if (path[0] === 'metadata' && (path[1] === 'annotations' || path[1] === 'labels')) {
+      // label/annotation values must be strings: the schema check reports them as errors too
+    }
+    const reading = /^(y|yes|on|n|no|off)$/i.test(v)
+      ? `YAML 1.1 (kubectl, yaml.v2) reads it as ${/^(y|yes|on)$/i.test(v) ? 'true' : 'false'}, YAML 1.2 (kustomize kyaml, yaml.v3) as the string "${v}"`
+      : /^[-+]?0[0-7]+$/.test(v)
+        ? `YAML 1.1 reads it as octal ${parseInt(v, 8)}, YAML 1.2 as decimal ${parseInt(v, 10)}`
+        : v.includes('_')
+          ? `YAML 1.1 reads it as the number ${v.replace(/_/g, '')}, YAML 1.2 as the string "${v}"`
+          : `YAML 1.1 reads it as a base-60 number, YAML 1.2 as the string "${v}"`;
+    out.push({
+      rule: 'yaml-ambiguous',
+      message: `${o.id}: ${dotted(path)}: plain value ${v} is ambiguous: ${reading}; quote it ("${v}") or write true/false`,
+      object: o,
+      field: dotted(path),
+      path,
+      line: (o.sourceLine ?? 1) + i,
+    });
+  }
+  return out;
+}
