@@ -1,0 +1,141 @@
+/**
+ * Flux pieces: DNS-1123 names, KubernetesApply waitOptions conditions as Flux
+ * `healthCheckExprs` (CEL), and the Kustomization object itself.
+ */
+import { createHash } from 'node:crypto';
+import { isMap, str, type Data } from './model.js';
+
+/** A DNS-1123 label (<= 63 chars, also a valid label value): lowercase, `-` for the rest, hash when too long. */
+export function dnsName(raw: string): string {
+  let s = raw
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-+|-+$/g, '');
+  if (s === '') s = 'x';
+  if (s.length > 63) {
+    const h = createHash('sha256').update(raw).digest('hex').slice(0, 8);
+    s = s.slice(0, 54).replace(/-+$/, '') + '-' + h;
+  }
+  return s;
+}
+
+function celString(v: string): string {
+  return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `{.status.conditions[?(@.type=='Available')].status}` as segments; undefined when outside our subset. */
+function parseJsonPath(jp: string): { before: string[]; filter?: { key: string; value: string }; after: string[] } | undefined {
+  const m = /^\{\s*(.*?)\s*\}$/.exec(jp.trim());
+  let body = m ? m[1]! : jp.trim();
+  if (!body.startsWith('.')) body = '.' + body;
+  const before: string[] = [];
+  const after: string[] = [];
+  let filter: { key: string; value: string } | undefined;
+  const re = /\.([A-Za-z_][A-Za-z0-9_]*)|\[\?\(@\.([A-Za-z_][A-Za-z0-9_]*)\s*==\s*(?:'([^']*)'|"([^"]*)")\)\]/y;
+  let pos = 0;
+  while (pos < body.length) {
+    re.lastIndex = pos;
+    const t = re.exec(body);
+    if (!t) return undefined;
+    pos = re.lastIndex;
+    if (t[1] !== undefined) (filter ? after : before).push(t[1]);
+    else {
+      if (filter) return undefined; // one filter only
+      filter = { key: t[2]!, value: t[3] ?? t[4] ?? '' };
+    }
+  }
+  if (before.length === 0) return undefined;
+  return filter ? { before, filter, after } : { before, after };
+}
+
+/** `has(a.b) && has(a.b.c)` guards for a field path rooted at a CEL variable. */
+function guards(root: string, path: string[]): string[] {
+  const g: string[] = [];
+  for (let i = 1; i <= path.length; i++) g.push(`has(${[root, ...path.slice(0, i)].join('.')})`);
+  return g;
+}
+
+/**
+ * A KubernetesApply wait condition as a CEL expression over the object (Flux evaluates
+ * `healthCheckExprs` with the object's top-level fields as variables). Undefined when the
+ * JSONPath is outside the supported subset (dotted fields and one `[?(@.k=='v')]` filter).
+ */
+export function conditionToCel(jsonPath: string, value: string | undefined): string | undefined {
+  const p = parseJsonPath(jsonPath);
+  if (!p || !p.before.every((s) => IDENT.test(s))) return undefined;
+  const [root, ...rest] = p.before as [string, ...string[]];
+  if (!p.filter) {
+    const full = [root, ...rest].join('.');
+    if (rest.length === 0) return value === undefined ? undefined : `${root} == ${celString(value)}`;
+    const g = guards(root, rest);
+    return value === undefined ? g.join(' && ') : [...g, `${full} == ${celString(value)}`].join(' && ');
+  }
+  const list = [root, ...rest].join('.');
+  const inner: string[] = [`e.${p.filter.key} == ${celString(p.filter.value)}`];
+  if (p.after.length > 0) {
+    inner.push(...guards('e', p.after));
+    if (value !== undefined) inner.push(`e.${p.after.join('.')} == ${celString(value)}`);
+  } else if (value !== undefined) return undefined;
+  const g = rest.length > 0 ? guards(root, rest) : [];
+  return [...g, `${list}.exists(e, ${inner.join(' && ')})`].join(' && ');
+}
+
+export interface WaitPlan {
+  wait: boolean;
+  timeout?: string;
+  healthCheckExprs: { apiVersion: string; kind: string; current: string }[];
+  /** human-readable waits for the report */
+  summary: string[];
+  /** conditions that could not be expressed: [index, jsonPath] */
+  unsupported: [number, string][];
+}
+
+/** KubernetesApply `config.waitOptions` as Flux wait/timeout/healthCheckExprs. */
+export function waitPlan(executorData: Data): WaitPlan {
+  const cfg = isMap(executorData.config) ? executorData.config : {};
+  const wo = isMap(cfg.waitOptions) ? cfg.waitOptions : {};
+  const timeout = typeof wo.timeout === 'number' ? wo.timeout : undefined;
+  const out: WaitPlan = { wait: timeout !== 0, healthCheckExprs: [], summary: [], unsupported: [] };
+  if (timeout !== undefined && timeout > 0) out.timeout = `${timeout}s`;
+  if (!out.wait) {
+    out.summary.push('no wait (timeout 0)');
+    return out;
+  }
+  out.summary.push(out.timeout ? `ready within ${out.timeout}` : 'ready (Flux default timeout)');
+  const byKind = new Map<string, { apiVersion: string; kind: string; exprs: string[] }>();
+  const conds = Array.isArray(wo.conditions) ? wo.conditions : [];
+  conds.forEach((c, i) => {
+    if (!isMap(c)) return;
+    const apiVersion = str(c.apiVersion);
+    const kind = str(c.kind);
+    const jp = str(c.jsonPath);
+    const value = c.value === undefined || c.value === null ? undefined : String(c.value);
+    const cel = apiVersion && kind && jp ? conditionToCel(jp, value) : undefined;
+    if (!cel || !apiVersion || !kind) {
+      out.unsupported.push([i, jp ?? '(no jsonPath)']);
+      return;
+    }
+    const key = `${apiVersion}|${kind}`;
+    let e = byKind.get(key);
+    if (!e) byKind.set(key, (e = { apiVersion, kind, exprs: [] }));
+    e.exprs.push(cel);
+    out.summary.push(`${kind} ${jp}${value !== undefined ? ` = ${value}` : ' set'}`);
+  });
+  for (const e of byKind.values()) {
+    out.healthCheckExprs.push({
+      apiVersion: e.apiVersion,
+      kind: e.kind,
+      current: e.exprs.length === 1 ? e.exprs[0]! : e.exprs.map((x) => `(${x})`).join(' && '),
+    });
+  }
+  return out;
+}
+
+export function pruneOf(executorData: Data): boolean {
+  const cfg = isMap(executorData.config) ? executorData.config : {};
+  const po = isMap(cfg.pruneOptions) ? cfg.pruneOptions : {};
+  return po.prune === true;
+}

@@ -1,0 +1,223 @@
+/**
+ * phase-plan-expand: validates Airship PhasePlans, Phases, ClusterMaps and executors
+ * statically, and expands every plan into Flux Kustomizations chained by `dependsOn` plus a
+ * local-config plan report, so a plan becomes ordered GitOps output.
+ */
+import { GENERATED_BY, type Desired, type FunctionDefinition, type KubeObject, type Results, type ResultOptions } from '../../src/krm/index.js';
+import specSchema from './spec.schema.json' with { type: 'json' };
+import validateSpec from './generated/spec.validate.js';
+import { analysePlan, checkPhase, fluxDeps, readBundle, type Finding, type PlanAnalysis, type Settings } from './expand.js';
+import { dnsName } from './flux.js';
+import { AIRSHIP_GROUP } from './model.js';
+import { renderReport, type ReportContext } from './report.js';
+
+export interface Spec {
+  outputs?: ('flux' | 'report')[];
+  plans?: string[];
+  sourceRef?: { kind?: string; name?: string; namespace?: string };
+  namespace?: string;
+  interval?: string;
+  pathPrefix?: string;
+  docEntryPointPrefix?: string;
+  managementCluster?: string;
+  kubeconfigSecrets?: Record<string, { name: string; key?: string }>;
+  outputDir?: string;
+  checkUnplannedPhases?: boolean;
+}
+
+export const OWNER = 'phase-plan-expand';
+export const FLUX_API = 'kustomize.toolkit.fluxcd.io/v1';
+const ANN_PREFIX = 'baremetal-krm.dev/';
+
+function planKey(o: KubeObject): string {
+  return o.namespace ? `${o.namespace}.${o.name}` : o.name;
+}
+
+function emit(ctx: { results: Results }, f: Finding): void {
+  const tags: Record<string, string> = {};
+  if (f.plan !== undefined) tags.plan = f.plan;
+  if (f.step !== undefined) tags.step = String(f.step);
+  if (f.phase !== undefined) tags.phase = f.phase;
+  const opts: ResultOptions = { rule: f.rule, tags };
+  if (f.object) opts.object = f.object;
+  if (f.field) opts.field = f.field;
+  ctx.results.add(f.severity, f.message, opts);
+}
+
+export const definition: FunctionDefinition<Spec> = {
+  name: 'phase-plan-expand',
+  configKind: 'PhasePlanExpand',
+  summary:
+    'validates Airship PhasePlans, Phases, ClusterMaps and executors statically, and expands each plan into Flux Kustomizations ordered by dependsOn plus a local-config plan report (Markdown)',
+  specSchema,
+  validateSpec,
+  moreHelp: [
+    'Rules (tags.rule): plan/unknown-phase, plan/ambiguous-phase, plan/duplicate-step-id, plan/unknown-dependency,',
+    'plan/dependency-cycle, plan/shape, plan/empty, plan/validation-executor, plan/before-move (warning), plan/gate (info),',
+    'phase/no-executor, phase/unknown-executor-kind, phase/executor-not-found, phase/no-entrypoint, phase/entrypoint-outside,',
+    'phase/unknown-cluster, clustermap/unknown-parent, clustermap/parent-cycle, clustermap/multiple, clustermap/several-roots,',
+    'metadata/conflict, config/management-cluster, flux/unsupported-condition, flux/name-collision.',
+    `Graph extension: a plan entry may carry \`id\` and \`dependsOn: [step id or phase]\`, and a Phase the annotation`,
+    `${ANN_PREFIX}depends-on: "a,b"; then steps run by their dependencies instead of in list order.`,
+  ].join('\n'),
+  run(ctx) {
+    const planObjs = ctx.ofKind('PhasePlan', AIRSHIP_GROUP);
+    if (planObjs.length === 0) {
+      ctx.results.info('no PhasePlan (airshipit.org) in the input: nothing to validate or expand', { rule: 'plan/none' });
+      return;
+    }
+    const spec = ctx.spec;
+    const outputs = new Set(spec.outputs ?? ['flux', 'report']);
+    const sourceRef = {
+      kind: spec.sourceRef?.kind ?? 'GitRepository',
+      name: spec.sourceRef?.name ?? 'flux-system',
+      namespace: spec.sourceRef?.namespace ?? 'flux-system',
+    };
+    const namespace = spec.namespace ?? 'flux-system';
+    const interval = spec.interval ?? '10m';
+    const outputDir = spec.outputDir ?? 'phase-plans';
+    const settings: Settings = { pathPrefix: spec.pathPrefix ?? '' };
+    if (spec.docEntryPointPrefix !== undefined) settings.docEntryPointPrefix = spec.docEntryPointPrefix;
+    if (spec.managementCluster !== undefined) settings.managementCluster = spec.managementCluster;
+
+    const bundle = readBundle(ctx.items, settings);
+    for (const f of bundle.findings) emit(ctx, f);
+    const kubeconfigSecret = (cluster: string) => {
+      const o = spec.kubeconfigSecrets?.[cluster];
+      if (o) return { name: o.name, key: o.key ?? 'value' };
+      const c = bundle.clusters.get(cluster);
+      return { name: `${c?.clusterApiName ?? cluster}-kubeconfig`, key: 'value' };
+    };
+    const rc: ReportContext = { bundle, sourceRef, fluxEnabled: outputs.has('flux'), kubeconfigSecret, namespace };
+
+    const selected = spec.plans ? new Set(spec.plans) : undefined;
+    if (selected)
+      for (const n of [...selected].sort())
+        if (!planObjs.some((p) => p.name === n))
+          ctx.results.error(`functionConfig spec.plans names "${n}", which is no PhasePlan in the input (plans: ${planObjs.map((p) => p.name).sort().join(', ')})`, {
+            rule: 'config',
+            field: 'spec.plans',
+          });
+
+    const sorted = [...planObjs].sort((a, c) => (planKey(a) < planKey(c) ? -1 : planKey(a) > planKey(c) ? 1 : 0));
+    const cache = new Map();
+    const keepOwners = new Set<string>();
+    const analyses: { obj: KubeObject; a: PlanAnalysis; owner: string }[] = [];
+    const planErrorsBefore = ctx.results.list.filter((r) => r.severity === 'error').length;
+    const usedNames = new Map<string, string>();
+    for (const obj of sorted) {
+      const findings: Finding[] = [];
+      const prefix = dnsName(obj.name);
+      const a = analysePlan(bundle, settings, obj, cache, findings, prefix);
+      // Kustomization names must be unique across plans too
+      for (const st of a.steps) {
+        if (!st.ksName) continue;
+        const other = usedNames.get(st.ksName);
+        if (other && other !== planKey(obj)) {
+          findings.push({
+            severity: 'error',
+            rule: 'flux/name-collision',
+            message: `PhasePlan ${obj.name} step ${st.num} (${st.id}): Kustomization name ${st.ksName} is also generated for PhasePlan ${other}; rename one plan or give the step a distinct \`id\``,
+            object: obj,
+            field: `${st.field}.id`,
+            plan: obj.name,
+            step: st.num,
+            phase: st.phaseName,
+          });
+          a.errors++;
+        } else usedNames.set(st.ksName, planKey(obj));
+      }
+      for (const f of findings) emit(ctx, f);
+      const owner = `${OWNER}/${planKey(obj)}`;
+      if (selected && !selected.has(obj.name)) continue;
+      keepOwners.add(owner);
+      analyses.push({ obj, a, owner });
+    }
+    if (spec.checkUnplannedPhases) {
+      const used = new Set(analyses.flatMap(({ a }) => a.steps.map((s) => s.phase)));
+      for (const ph of [...bundle.phases].sort((x, y) => (x.name < y.name ? -1 : 1))) {
+        if (used.has(ph)) continue;
+        for (const is of checkPhase(bundle, settings, ph, cache).issues)
+          emit(ctx, { ...is, message: `Phase ${ph.name} (in no plan): ${is.message}`, object: ph.obj, phase: ph.name });
+      }
+    }
+    // global problems (ClusterMap, metadata, config) make every plan's output suspect
+    const globalErrors = bundle.findings.some((f) => f.severity === 'error') || ctx.results.list.slice(0, planErrorsBefore).some((r) => r.severity === 'error');
+
+    for (const { obj, a, owner } of analyses) {
+      // an invalid plan keeps what it generated before: nothing half-expanded lands in Git
+      if (a.errors > 0 || globalErrors) continue;
+      const desired: Desired[] = [];
+      const dir = `${outputDir}/${dnsName(obj.name)}`;
+      if (outputs.has('flux')) {
+        for (const st of a.steps) {
+          if (!st.flux) continue;
+          const { deps, gates } = fluxDeps(a.steps, st);
+          const ann: Record<string, string> = {
+            [`${ANN_PREFIX}phase-plan`]: obj.name,
+            [`${ANN_PREFIX}phase`]: st.phaseName,
+            [`${ANN_PREFIX}step`]: `${st.num}/${a.steps.length}`,
+          };
+          if (gates.length > 0) ann[`${ANN_PREFIX}after-gates`] = gates.map((g) => g.id).join(',');
+          const ks: Record<string, unknown> = {
+            interval,
+            path: st.path,
+            prune: st.prune ?? false,
+            sourceRef: { kind: sourceRef.kind, name: sourceRef.name, namespace: sourceRef.namespace },
+          };
+          if (deps.length > 0) ks.dependsOn = deps.map((d) => ({ name: d.ksName }));
+          if (st.cluster && bundle.management !== undefined && st.cluster !== bundle.management) {
+            const sec = kubeconfigSecret(st.cluster);
+            ks.kubeConfig = { secretRef: { name: sec.name, key: sec.key } };
+          }
+          const w = st.wait!;
+          ks.wait = w.wait;
+          if (w.timeout) ks.timeout = w.timeout;
+          if (w.healthCheckExprs.length > 0) ks.healthCheckExprs = w.healthCheckExprs;
+          desired.push({
+            data: {
+              apiVersion: FLUX_API,
+              kind: 'Kustomization',
+              metadata: {
+                name: st.ksName,
+                namespace,
+                labels: { [`${ANN_PREFIX}phase-plan`]: dnsName(obj.name) },
+                annotations: ann,
+              },
+              spec: ks,
+            },
+            path: `${dir}/kustomizations.yaml`,
+          });
+        }
+      }
+      if (outputs.has('report')) {
+        const md = renderReport(a, rc);
+        desired.push({
+          data: {
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            metadata: {
+              name: dnsName(`${obj.name}-plan-report`),
+              annotations: { 'config.kubernetes.io/local-config': 'true', [`${ANN_PREFIX}phase-plan`]: obj.name },
+            },
+            data: {
+              steps: String(a.steps.length),
+              kustomizations: String(a.steps.filter((s) => s.flux).length),
+              gates: String(a.steps.filter((s) => s.gate).length),
+              'plan.md': md,
+            },
+          },
+          path: `${dir}/report.yaml`,
+        });
+      }
+      ctx.reconcile(owner, desired);
+    }
+    // plans that went away (or are no longer selected): their items go too
+    const owners = new Set<string>();
+    for (const o of ctx.items) {
+      const g = o.annotations[GENERATED_BY];
+      if (g && g.startsWith(OWNER + '/')) owners.add(g);
+    }
+    for (const g of [...owners].sort()) if (!keepOwners.has(g)) ctx.pruneGenerated(g);
+  },
+};
