@@ -314,8 +314,10 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
     const err = (msg: string, field: string, rule: string) =>
       ctx.results.error(`host ${h.name}: ${msg}`, { object: h.source, field: h.field ? `${h.field}.${field}` : field, rule });
     const mac = str(e.macAddress);
+    const sexagesimal = (v: unknown) =>
+      typeof v === 'number' ? ` (YAML 1.1 reads an unquoted all-digit MAC as a base-60 number: quote it, "aa:bb:cc:dd:ee:ff")` : '';
     if (!mac) err('macAddress (the boot/PXE MAC) is missing; airshipctl would write `bootMACAddress: <no value>`', 'macAddress', 'host/missing-field');
-    else if (!MAC_RE.test(mac)) err(`macAddress "${mac}" is not a MAC address (aa:bb:cc:dd:ee:ff)`, 'macAddress', 'host/bad-mac');
+    else if (!MAC_RE.test(mac)) err(`macAddress "${mac}" is not a MAC address (aa:bb:cc:dd:ee:ff)${sexagesimal(e.macAddress)}`, 'macAddress', 'host/bad-mac');
     if (!str(e.bmcAddress)) err('bmcAddress is missing (e.g. redfish+https://10.0.0.5/redfish/v1/Systems/1)', 'bmcAddress', 'host/missing-field');
     const bm = str(e.bootMode);
     if (bm !== undefined && !BOOT_MODES.includes(bm)) err(`bootMode "${bm}" must be one of ${BOOT_MODES.join(', ')}`, 'bootMode', 'host/bad-boot-mode');
@@ -337,7 +339,7 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
           `macAddresses.${link}`,
           'host/unknown-link',
         );
-      else if (!MAC_RE.test(str(m) ?? '')) err(`macAddresses.${link} "${str(m)}" is not a MAC address`, `macAddresses.${link}`, 'host/bad-mac');
+      else if (!MAC_RE.test(str(m) ?? '')) err(`macAddresses.${link} "${str(m)}" is not a MAC address${sexagesimal(m)}`, `macAddresses.${link}`, 'host/bad-mac');
     }
     const ips = isMap(e.ipAddresses) ? e.ipAddresses : {};
     const netIds = new Set(net.networks.map((n) => String(n.id)));
