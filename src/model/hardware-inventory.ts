@@ -20,6 +20,8 @@ export interface InventoryDisk {
   wwn?: string;
   model?: string;
   vendor?: string;
+  /** the drive shares a Redfish Volume with other drives (a RAID member the OS does not see) */
+  raidMember?: boolean;
 }
 
 export interface InventoryNic {
@@ -35,6 +37,10 @@ export interface InventoryNic {
   enabled?: boolean;
   /** PCI vendor name, when known (NetworkAdapter Manufacturer) */
   vendor?: string;
+  /** absent = physical; `virtual`: a VLAN copy or duplicate MAC; `host-interface`: the BMC's ToManager NIC */
+  type?: 'virtual' | 'host-interface';
+  /** position of this NIC's first network boot option in the System's BootOrder (lower boots first; 5000+N: Dell BIOS PxeDevN/HttpDevN with no BootOption) */
+  bootPriority?: number;
 }
 
 export interface HardwareInventorySpec {

@@ -1,0 +1,296 @@
+/**
+ * discover mode (network): asks every configured BMC (and every Redfish service found in the
+ * ranges) and writes one HardwareInventory per System. Credentials come from the environment
+ * or a mounted file and never reach the output, results or logs.
+ */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import type { Context, Desired } from '../../src/krm/index.js';
+import { Limiter, normalizePath, RedfishClient, type Credentials } from '../../src/redfish/client.js';
+import { describeFailure, discoverSystem, listSystems } from '../../src/redfish/discover.js';
+import { INVENTORY_API_VERSION, INVENTORY_KIND, type HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
+import { dnsName, naturalCompare, OWNER_DISCOVER, type Spec } from './types.js';
+
+interface Target {
+  /** how results name it: `bmcs[2] (node01, https://10.0.0.5)` */
+  label: string;
+  field: string;
+  address: string;
+  origin: string;
+  systemPath?: string;
+  name?: string;
+  credentialsSecret?: string;
+  insecureSkipVerify: boolean;
+  caFile?: string;
+}
+
+interface Found {
+  target: Target;
+  inv: HardwareInventorySpec;
+  systemId: string;
+  requests: number;
+}
+
+export function envKey(name: string): string {
+  return name.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+}
+
+/** Credentials for a BMC: file entry (name, then address), env per name, file default, env default. */
+export function credentialsFor(t: Target, env: Record<string, string | undefined>, file: Record<string, Credentials> | undefined): Credentials | undefined {
+  const fromFile = file && (file[t.name ?? ''] ?? file[t.address]);
+  if (fromFile) return fromFile;
+  if (t.name) {
+    const u = env[`BMC_${envKey(t.name)}_USERNAME`];
+    const p = env[`BMC_${envKey(t.name)}_PASSWORD`];
+    if (u && p !== undefined) return { username: u, password: p };
+  }
+  if (file?.default) return file.default;
+  if (env.BMC_USERNAME && env.BMC_PASSWORD !== undefined) return { username: env.BMC_USERNAME, password: env.BMC_PASSWORD };
+  return undefined;
+}
+
+function readCredentialsFile(path: string): Record<string, Credentials> {
+  let doc: unknown;
+  try {
+    doc = parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    // the message of a YAML error could quote the file: do not pass it on
+    throw new Error(`credentials file ${path} cannot be read or parsed (${(e as NodeJS.ErrnoException).code ?? 'not YAML/JSON'})`);
+  }
+  const out: Record<string, Credentials> = {};
+  if (!doc || typeof doc !== 'object') throw new Error(`credentials file ${path}: expected a map {default: {username, password}, <name or address>: {...}}`);
+  for (const [k, v] of Object.entries(doc as Record<string, unknown>)) {
+    const e = v as { username?: unknown; password?: unknown };
+    if (!e || typeof e.username !== 'string' || typeof e.password !== 'string')
+      throw new Error(`credentials file ${path}: entry "${k}" needs string username and password`);
+    out[k] = { username: e.username, password: e.password };
+  }
+  return out;
+}
+
+export function parseAddress(address: string): { origin: string; systemPath?: string } {
+  const raw = /^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `https://${address}`;
+  const u = new URL(raw);
+  if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error(`scheme ${u.protocol} is not http or https`);
+  const p = normalizePath(u.pathname);
+  const systemPath = /^\/redfish\/v1\/systems\/[^/]+$/i.test(p) ? p.replace(/^\/redfish\/v1\/systems\//i, '/redfish/v1/Systems/') : undefined;
+  return { origin: u.origin, systemPath };
+}
+
+function hostsOf(cidr: string): string[] {
+  const [ip, bitsS] = cidr.split('/');
+  const bits = Number(bitsS);
+  const parts = ip!.split('.').map(Number);
+  if (parts.some((n) => n > 255) || bits > 32) throw new Error(`${cidr} is not an IPv4 CIDR`);
+  if (bits < 20) throw new Error(`${cidr} has more than 4096 addresses; split it into /20 or smaller ranges`);
+  const base = ((parts[0]! << 24) | (parts[1]! << 16) | (parts[2]! << 8) | parts[3]!) >>> 0;
+  const size = 2 ** (32 - bits);
+  const start = (base & ~(size - 1)) >>> 0;
+  const out: string[] = [];
+  for (let i = 0; i < size; i++) {
+    if (size >= 4 && (i === 0 || i === size - 1)) continue; // network and broadcast
+    const n = (start + i) >>> 0;
+    out.push(`${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`);
+  }
+  return out;
+}
+
+/** `{hostName|serviceTag|serialNumber}` over the inventory; undefined when every choice is empty. */
+export function applyTemplate(template: string, inv: HardwareInventorySpec, systemId: string): string | undefined {
+  let empty = false;
+  const fields: Record<string, string | undefined> = { ...inv.system, systemId };
+  const s = template.replace(/\{([^}]*)\}/g, (_m, alts: string) => {
+    for (const a of alts.split('|')) {
+      const v = fields[a.trim()];
+      if (v && dnsName(v)) return v;
+    }
+    empty = true;
+    return '';
+  });
+  if (empty) return undefined;
+  return dnsName(s) || undefined;
+}
+
+export async function runDiscover(ctx: Context<Spec>): Promise<void> {
+  const spec = ctx.spec;
+  const fc = ctx.functionConfig;
+  let file: Record<string, Credentials> | undefined;
+  const credPath = spec.credentialsFile ?? ctx.env.BMC_CREDENTIALS_FILE;
+  if (credPath) {
+    try {
+      file = readCredentialsFile(credPath);
+    } catch (e) {
+      ctx.results.error((e as Error).message, { object: fc, field: 'spec.credentialsFile', rule: 'discover/credentials' });
+      return;
+    }
+  }
+  const timeoutMs = Math.round((spec.timeoutSeconds ?? 10) * 1000);
+  const limiter = new Limiter(spec.concurrency ?? 64);
+  const targets: Target[] = [];
+  (spec.bmcs ?? []).forEach((b, i) => {
+    const field = `spec.bmcs[${i}].address`;
+    try {
+      const { origin, systemPath: fromUrl } = parseAddress(b.address);
+      const systemPath = fromUrl ?? (b.systemId ? `/redfish/v1/Systems/${encodeURIComponent(b.systemId)}` : undefined);
+      targets.push({
+        label: `bmcs[${i}] (${b.name ? b.name + ', ' : ''}${b.address})`,
+        field,
+        address: b.address,
+        origin,
+        systemPath,
+        name: b.name,
+        credentialsSecret: b.credentialsSecret,
+        insecureSkipVerify: b.insecureSkipVerify ?? false,
+        caFile: b.caFile,
+      });
+    } catch (e) {
+      ctx.results.error(`bmcs[${i}]: address "${b.address}" is not usable (${(e as Error).message}); write https://host[:port][/redfish/v1/Systems/<id>]`, { object: fc, field, rule: 'discover/bad-address' });
+    }
+  });
+
+  // ranges: probe every address for a Redfish service root (no credentials needed for it)
+  for (const [i, r] of (spec.ranges ?? []).entries()) {
+    let hosts: string[];
+    try {
+      hosts = hostsOf(r.cidr);
+    } catch (e) {
+      ctx.results.error(`ranges[${i}]: ${(e as Error).message}`, { object: fc, field: `spec.ranges[${i}].cidr`, rule: 'discover/bad-range' });
+      continue;
+    }
+    const scheme = r.scheme ?? 'https';
+    const port = r.port ?? (scheme === 'https' ? 443 : 80);
+    const found = await Promise.all(
+      hosts.map((h) =>
+        limiter.run(async () => {
+          const origin = `${scheme}://${h}:${port}`;
+          const c = new RedfishClient({ origin, timeoutMs: Math.min(timeoutMs, 2000), retries: 0, insecureSkipVerify: r.insecureSkipVerify ?? false, maxInFlight: 1 });
+          try {
+            const root = await c.get('/redfish/v1');
+            return root.RedfishVersion || root.Systems ? origin : undefined;
+          } catch {
+            return undefined;
+          } finally {
+            await c.close();
+          }
+        }),
+      ),
+    );
+    for (const origin of found) {
+      if (!origin) continue;
+      const address = origin.replace(/:443$/, '');
+      if (targets.some((t) => t.origin === origin)) continue; // listed in bmcs[] too
+      targets.push({ label: `ranges[${i}] (${address})`, field: `spec.ranges[${i}]`, address, origin, credentialsSecret: r.credentialsSecret, insecureSkipVerify: r.insecureSkipVerify ?? false });
+    }
+    ctx.results.info(`ranges[${i}] ${r.cidr}: ${found.filter(Boolean).length} Redfish service(s) on port ${port} among ${hosts.length} addresses`, { object: fc, field: `spec.ranges[${i}]`, rule: 'discover/range' });
+  }
+
+  const failed = new Set<Target>();
+  const perTarget = await Promise.all(
+    targets.map((t) =>
+      limiter.run(async (): Promise<Found[]> => {
+        const credentials = credentialsFor(t, ctx.env, file);
+        if (!credentials) {
+          failed.add(t);
+          ctx.results.error(`${t.label}: no credentials; set BMC_USERNAME and BMC_PASSWORD${t.name ? ` (or BMC_${envKey(t.name)}_USERNAME / _PASSWORD)` : ''} or a credentialsFile`, { object: fc, field: t.field, rule: 'discover/credentials' });
+          return [];
+        }
+        let ca: string | undefined;
+        if (t.caFile) {
+          try {
+            ca = readFileSync(t.caFile, 'utf8');
+          } catch (e) {
+            failed.add(t);
+            ctx.results.error(`${t.label}: caFile ${t.caFile} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { object: fc, field: t.field.replace(/address$/, 'caFile'), rule: 'discover/ca' });
+            return [];
+          }
+        }
+        const client = new RedfishClient({
+          origin: t.origin,
+          credentials,
+          auth: spec.auth ?? 'basic',
+          timeoutMs,
+          retries: spec.retries ?? 2,
+          insecureSkipVerify: t.insecureSkipVerify,
+          ca,
+          maxInFlight: spec.requestsPerBmc ?? 4,
+        });
+        const out: Found[] = [];
+        try {
+          const paths = t.systemPath ? [t.systemPath] : await listSystems(client);
+          if (!paths.length) throw new Error('the service root lists no Systems');
+          const shared = client.requests;
+          for (const p of paths) {
+            const before = client.requests;
+            const bmc: HardwareInventorySpec['bmc'] = { address: t.address, systemPath: p };
+            if (t.credentialsSecret) bmc.credentialsSecret = t.credentialsSecret;
+            if (t.insecureSkipVerify) bmc.insecureSkipVerify = true;
+            const inv = await discoverSystem(client, p, bmc, { expand: spec.expand });
+            out.push({ target: t, inv, systemId: p.split('/').pop() ?? p, requests: client.requests - before + (paths.length === 1 ? shared : 0) });
+          }
+          ctx.results.info(
+            `${t.label}: ${paths.length} System(s), ${client.requests} Redfish request(s)${paths.length > 1 ? ` (${shared} for the service root and Systems, then ${out.map((f) => f.requests).join(', ')})` : ''}`,
+            { object: fc, field: t.field, rule: 'discover/requests', tags: { requests: String(client.requests), systems: String(paths.length) } },
+          );
+          for (const f of out) for (const m of f.inv.missing ?? [])
+            ctx.results.warning(`${t.label}: ${f.systemId}: ${m} (recorded as missing; the rest of the System was read)`, { object: fc, field: t.field, rule: 'discover/missing' });
+        } catch (e) {
+          failed.add(t);
+          ctx.results.error(`${t.label}: discovery failed: ${describeFailure(e)}`, { object: fc, field: t.field, rule: 'discover/bmc' });
+          return [];
+        } finally {
+          await client.close();
+        }
+        return out;
+      }),
+    ),
+  );
+
+  // names
+  const desired: Desired[] = [];
+  const names = new Map<string, string>();
+  for (const found of perTarget) {
+    for (const f of found) {
+      const t = f.target;
+      let name: string | undefined;
+      if (t.name) name = found.length > 1 ? dnsName(`${t.name}-${f.systemId}`) : t.name;
+      else name = applyTemplate(spec.nameTemplate ?? '{hostName|serviceTag|serialNumber}', f.inv, f.systemId);
+      if (!name) {
+        ctx.results.error(`${t.label}: System ${f.systemId} gives no name from nameTemplate "${spec.nameTemplate ?? '{hostName|serviceTag|serialNumber}'}"; set bmcs[].name`, { object: fc, field: t.field, rule: 'discover/name' });
+        continue;
+      }
+      const other = names.get(name);
+      if (other) {
+        ctx.results.error(`${t.label}: System ${f.systemId} would be named "${name}", like ${other}; set bmcs[].name for one of them`, { object: fc, field: t.field, rule: 'discover/duplicate-name' });
+        continue;
+      }
+      names.set(name, `${t.label} ${f.systemId}`);
+      desired.push({
+        data: {
+          apiVersion: INVENTORY_API_VERSION,
+          kind: INVENTORY_KIND,
+          metadata: { name, annotations: { 'config.kubernetes.io/local-config': 'true' } },
+          spec: f.inv,
+        },
+        path: `inventory/${name}.yaml`,
+      });
+    }
+  }
+  // a BMC that failed this time keeps its last snapshot
+  for (const item of ctx.ofKind(INVENTORY_KIND, 'baremetal-krm.dev')) {
+    const addr = (item.data.spec as HardwareInventorySpec | undefined)?.bmc?.address;
+    if (!addr || names.has(item.name)) continue;
+    if ([...failed].some((t) => t.address === addr)) {
+      desired.push({ data: structuredClone(item.data) });
+      names.set(item.name, 'kept');
+      ctx.results.warning(`${item.name}: kept the previous inventory snapshot because its BMC failed`, { object: item, rule: 'discover/kept' });
+    }
+  }
+  desired.sort((a, b) => naturalCompare(String((a.data.metadata as { name: string }).name), String((b.data.metadata as { name: string }).name)));
+  ctx.reconcile(OWNER_DISCOVER, desired);
+  const systems = perTarget.reduce((n, f) => n + f.length, 0);
+  const requests = perTarget.flat().reduce((n, f) => n + f.requests, 0);
+  ctx.results.info(
+    `discovered ${systems} System(s) from ${targets.length - failed.size} of ${targets.length} BMC(s)${systems ? `, ${(requests / systems).toFixed(1)} Redfish requests per System` : ''}`,
+    { object: fc, rule: 'discover/summary' },
+  );
+}

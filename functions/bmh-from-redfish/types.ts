@@ -1,0 +1,74 @@
+export interface BmcEntry {
+  address: string;
+  name?: string;
+  systemId?: string;
+  labels?: Record<string, string>;
+  credentialsSecret?: string;
+  insecureSkipVerify?: boolean;
+  caFile?: string;
+  bootMACAddress?: string;
+  profile?: string;
+}
+
+export interface RangeEntry {
+  cidr: string;
+  port?: number;
+  scheme?: 'https' | 'http';
+  insecureSkipVerify?: boolean;
+  credentialsSecret?: string;
+  profile?: string;
+}
+
+export interface Spec {
+  mode?: 'generate' | 'discover';
+  bmcs?: BmcEntry[];
+  ranges?: RangeEntry[];
+  concurrency?: number;
+  requestsPerBmc?: number;
+  timeoutSeconds?: number;
+  retries?: number;
+  auth?: 'basic' | 'session';
+  expand?: boolean;
+  credentialsFile?: string;
+  nameTemplate?: string;
+  namespace?: string;
+  online?: boolean;
+  bootMethod?: 'virtualmedia' | 'ipxe';
+  rootDeviceMinGiB?: number;
+  hardwareData?: boolean;
+  hostCatalogue?: boolean;
+  hostCatalogueName?: string;
+  hardwareProfile?: string;
+  labels?: Record<string, string>;
+}
+
+export const OWNER_DISCOVER = 'bmh-from-redfish/discover';
+export const OWNER_GENERATE = 'bmh-from-redfish/generate';
+
+/** `Foo Bar_1.` -> `foo-bar-1` (DNS-1123 label-ish, <= 63). */
+export function dnsName(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9.-]+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '')
+    .slice(0, 63)
+    .replace(/[^a-z0-9]+$/, '');
+}
+
+/** natural order: `2` < `10` */
+export function naturalCompare(a: string, b: string): number {
+  const ra = a.split(/(\d+)/);
+  const rb = b.split(/(\d+)/);
+  for (let i = 0; i < Math.min(ra.length, rb.length); i++) {
+    const x = ra[i]!;
+    const y = rb[i]!;
+    if (x === y) continue;
+    if (i % 2 === 1) {
+      const d = Number(x) - Number(y);
+      if (d !== 0) return d;
+    }
+    return x < y ? -1 : 1;
+  }
+  return ra.length - rb.length;
+}

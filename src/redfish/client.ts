@@ -1,0 +1,296 @@
+/**
+ * A small read-only Redfish client on undici: one keep-alive pool per BMC, per-request
+ * timeout, retries with exponential backoff on 5xx and connection errors, Basic auth (default)
+ * or a session with guaranteed logout, TLS verified unless told otherwise, capped response
+ * size, no credentials sent to a redirect on another origin, and a request counter.
+ * Nothing it throws or logs contains the credentials.
+ */
+import { Agent, type Dispatcher } from 'undici';
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+export interface ClientOptions {
+  /** origin, `https://10.0.0.5` or `https://host:8443` */
+  origin: string;
+  credentials?: Credentials;
+  /** `basic` (default): every request carries Basic auth; `session`: log in once, log out at close */
+  auth?: 'basic' | 'session';
+  /** per-request timeout (headers and body), ms; default 10000 */
+  timeoutMs?: number;
+  /** retries after the first attempt on 5xx / connection errors; default 2 */
+  retries?: number;
+  /** first backoff, doubled each retry; default 200 ms */
+  backoffMs?: number;
+  insecureSkipVerify?: boolean;
+  /** PEM CA bundle to trust instead of the system store */
+  ca?: string;
+  /** largest accepted body, bytes; default 8 MiB */
+  maxBodyBytes?: number;
+  /** requests in flight to this BMC at once; default 4 */
+  maxInFlight?: number;
+}
+
+export class RedfishError extends Error {
+  constructor(
+    message: string,
+    /** HTTP status, or 0 for transport errors */
+    readonly status: number,
+    readonly path: string,
+  ) {
+    super(message);
+  }
+}
+
+/** `/redfish/v1/Systems/1/` or `/redfish/v1/systems/1#/Foo` -> `/redfish/v1/Systems/1` (fragment and trailing slash gone, prefix case fixed). */
+export function normalizePath(p: string): string {
+  let s = p.trim();
+  try {
+    if (/^https?:\/\//i.test(s)) s = new URL(s).pathname + new URL(s).search;
+  } catch {
+    /* keep as is */
+  }
+  const hash = s.indexOf('#');
+  if (hash >= 0) s = s.slice(0, hash);
+  s = s.replace(/\/{2,}/g, '/');
+  if (s.length > 1) s = s.replace(/\/+$/, '');
+  s = s.replace(/^\/redfish\/v1(?=\/|$)/i, '/redfish/v1');
+  if (!s.startsWith('/')) s = '/' + s;
+  return s;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A semaphore: at most `n` callers inside at once. */
+export class Limiter {
+  #active = 0;
+  #queue: (() => void)[] = [];
+  constructor(readonly n: number) {}
+  async run<T>(f: () => Promise<T>): Promise<T> {
+    if (this.#active >= this.n) await new Promise<void>((r) => this.#queue.push(r));
+    this.#active++;
+    try {
+      return await f();
+    } finally {
+      this.#active--;
+      this.#queue.shift()?.();
+    }
+  }
+}
+
+function retryable(status: number): boolean {
+  return status === 0 || (status >= 500 && status !== 501);
+}
+
+export class RedfishClient {
+  /** GET requests answered (each retry and redirect counts) */
+  requests = 0;
+  readonly origin: string;
+  #opts: Required<Omit<ClientOptions, 'credentials' | 'ca'>> & Pick<ClientOptions, 'credentials' | 'ca'>;
+  #agent: Agent;
+  #limiter: Limiter;
+  #token: string | undefined;
+  #sessionUri: string | undefined;
+  #login: Promise<void> | undefined;
+
+  constructor(opts: ClientOptions) {
+    const u = new URL(opts.origin);
+    this.origin = u.origin;
+    this.#opts = {
+      auth: 'basic',
+      timeoutMs: 10_000,
+      retries: 2,
+      backoffMs: 200,
+      insecureSkipVerify: false,
+      maxBodyBytes: 8 << 20,
+      maxInFlight: 4,
+      ...opts,
+    };
+    this.#agent = new Agent({
+      connections: this.#opts.maxInFlight,
+      keepAliveTimeout: 30_000,
+      headersTimeout: this.#opts.timeoutMs,
+      bodyTimeout: this.#opts.timeoutMs,
+      connect: {
+        rejectUnauthorized: !this.#opts.insecureSkipVerify,
+        ...(this.#opts.ca ? { ca: this.#opts.ca } : {}),
+        timeout: this.#opts.timeoutMs,
+      },
+    });
+    this.#limiter = new Limiter(this.#opts.maxInFlight);
+  }
+
+  #authHeader(): Record<string, string> {
+    const c = this.#opts.credentials;
+    if (!c) return {};
+    if (this.#opts.auth === 'session') return this.#token ? { 'x-auth-token': this.#token } : {};
+    return { authorization: 'Basic ' + Buffer.from(`${c.username}:${c.password}`).toString('base64') };
+  }
+
+  async #ensureSession(): Promise<void> {
+    if (this.#opts.auth !== 'session' || !this.#opts.credentials || this.#token) return;
+    this.#login ??= (async () => {
+      const c = this.#opts.credentials!;
+      const body = JSON.stringify({ UserName: c.username, Password: c.password });
+      const r = await this.#raw('POST', '/redfish/v1/SessionService/Sessions', {}, body);
+      if (r.status !== 201 && r.status !== 200) {
+        this.#login = undefined;
+        throw new RedfishError(`session login refused: HTTP ${r.status}${r.status === 503 ? ' (the BMC has no free session; close others or use Basic auth)' : ''}`, r.status, '/redfish/v1/SessionService/Sessions');
+      }
+      const token = r.headers['x-auth-token'];
+      if (typeof token !== 'string' || !token) throw new RedfishError('session login answered without X-Auth-Token', r.status, '/redfish/v1/SessionService/Sessions');
+      this.#token = token;
+      const loc = r.headers['location'];
+      if (typeof loc === 'string') this.#sessionUri = normalizePath(loc);
+      else {
+        try {
+          const j = JSON.parse(r.body.toString('utf8')) as Record<string, unknown>;
+          if (typeof j['@odata.id'] === 'string') this.#sessionUri = normalizePath(j['@odata.id']);
+        } catch {
+          /* no body */
+        }
+      }
+    })();
+    await this.#login;
+  }
+
+  async #raw(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+    const { timeoutMs, maxBodyBytes } = this.#opts;
+    let res: Dispatcher.ResponseData;
+    try {
+      res = await this.#agent.request({
+        origin: this.origin,
+        path,
+        method: method as Dispatcher.HttpMethod,
+        headers: { accept: 'application/json', 'odata-version': '4.0', ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
+        body,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+    } catch (e) {
+      throw new RedfishError(transportMessage(e, timeoutMs), 0, path);
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const declared = Number(res.headers['content-length'] ?? NaN);
+    if (declared > maxBodyBytes) {
+      res.body.destroy();
+      throw new RedfishError(`response of ${declared} bytes exceeds the ${maxBodyBytes}-byte cap`, res.statusCode, path);
+    }
+    try {
+      for await (const c of res.body) {
+        size += (c as Buffer).length;
+        if (size > maxBodyBytes) {
+          res.body.destroy();
+          throw new RedfishError(`response exceeds the ${maxBodyBytes}-byte cap`, res.statusCode, path);
+        }
+        chunks.push(c as Buffer);
+      }
+    } catch (e) {
+      if (e instanceof RedfishError) throw e;
+      throw new RedfishError(`body: ${transportMessage(e, timeoutMs)}`, 0, path);
+    }
+    return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) };
+  }
+
+  /** GET a resource as JSON, with retries; follows same-origin redirects only. */
+  async get(rawPath: string): Promise<Record<string, unknown>> {
+    return this.#limiter.run(() => this.#get(rawPath));
+  }
+
+  async #get(rawPath: string): Promise<Record<string, unknown>> {
+    await this.#ensureSession();
+    let path = rawPath.startsWith('/') ? rawPath : normalizePath(rawPath);
+    let lastErr: RedfishError | undefined;
+    for (let attempt = 0; attempt <= this.#opts.retries; attempt++) {
+      if (attempt > 0) await sleep(this.#opts.backoffMs * 2 ** (attempt - 1));
+      let redirects = 0;
+      try {
+        for (;;) {
+          this.requests++;
+          const r = await this.#raw('GET', path, this.#authHeader());
+          if (r.status >= 300 && r.status < 400 && r.headers['location']) {
+            const target = new URL(String(r.headers['location']), this.origin + path);
+            if (target.origin !== this.origin)
+              throw new RedfishError(`redirect to another origin (${target.origin}) refused: credentials are never sent there`, r.status, path);
+            if (++redirects > 3) throw new RedfishError('too many redirects', r.status, path);
+            path = target.pathname + target.search;
+            continue;
+          }
+          if (r.status === 401 && this.#opts.auth === 'session' && this.#token && redirects === 0 && attempt === 0) {
+            // session expired: log in again once
+            this.#token = undefined;
+            this.#login = undefined;
+            await this.#ensureSession();
+            continue;
+          }
+          if (r.status < 200 || r.status >= 300) {
+            throw new RedfishError(`HTTP ${r.status}${describeErrorBody(r.body)}`, r.status, path);
+          }
+          let j: unknown;
+          try {
+            j = JSON.parse(r.body.toString('utf8'));
+          } catch {
+            throw new RedfishError(`invalid JSON (${r.body.length} bytes${looksHtml(r.body) ? ', an HTML page' : ''})`, -1, path);
+          }
+          if (!j || typeof j !== 'object' || Array.isArray(j)) throw new RedfishError('the body is not a JSON object', -1, path);
+          return j as Record<string, unknown>;
+        }
+      } catch (e) {
+        if (!(e instanceof RedfishError)) throw e;
+        lastErr = e;
+        // truncated / invalid JSON is worth one more try too: a BMC under load cuts bodies
+        if (!(retryable(e.status) || e.status === -1) || /redirect|cap/.test(e.message)) throw e;
+      }
+    }
+    throw lastErr!;
+  }
+
+  /** Logs the session out (when there is one) and closes the connections. Never throws. */
+  async close(): Promise<void> {
+    if (this.#token && this.#sessionUri) {
+      try {
+        await this.#raw('DELETE', this.#sessionUri, { 'x-auth-token': this.#token });
+      } catch {
+        /* best effort; the BMC expires it */
+      }
+    }
+    this.#token = undefined;
+    await this.#agent.close().catch(() => undefined);
+  }
+}
+
+function looksHtml(b: Buffer): boolean {
+  return /^\s*</.test(b.subarray(0, 64).toString('utf8'));
+}
+
+/** A short reason from a Redfish error body (`error.message` / first extended message), or nothing. */
+function describeErrorBody(b: Buffer): string {
+  if (!b.length) return '';
+  if (looksHtml(b)) return ' (an HTML error page)';
+  try {
+    const j = JSON.parse(b.toString('utf8')) as { error?: { message?: string; '@Message.ExtendedInfo'?: { Message?: string }[] } };
+    const m = j.error?.['@Message.ExtendedInfo']?.[0]?.Message ?? j.error?.message;
+    return m ? `: ${String(m).slice(0, 200)}` : '';
+  } catch {
+    return '';
+  }
+}
+
+function transportMessage(e: unknown, timeoutMs: number): string {
+  const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.code ?? err.cause?.code;
+  if (err.name === 'TimeoutError' || err.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT')
+    return `no answer within ${timeoutMs} ms`;
+  if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/i.test(code))
+    return `TLS certificate not trusted (${code}); set insecureSkipVerify or give a CA bundle`;
+  if (code === 'ECONNREFUSED') return 'connection refused';
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset';
+  return `${code ?? err.name ?? 'error'}: ${err.cause?.message ?? err.message ?? ''}`.trim();
+}
