@@ -536,6 +536,7 @@ export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<
         });
       st.ksName = dnsName(`${ksPrefix}-${st.id}`);
       const other = names.get(st.ksName);
+      if (other && other.id === st.id) continue; // already a duplicate-step-id error
       if (other)
         out.push({
           severity: 'error',
