@@ -67,7 +67,7 @@ export class Results {
 export function formatResult(r: Result): string {
   const where: string[] = [];
   if (r.resourceRef) where.push(`${r.resourceRef.kind}/${r.resourceRef.namespace ? r.resourceRef.namespace + '/' : ''}${r.resourceRef.name}`);
-  if (r.field) where.push(r.field.path);
+  if (r.field && !r.message.includes(r.field.path)) where.push(r.field.path);
   let s = `${r.severity}: ${where.length ? where.join(' ') + ': ' : ''}${r.message}`;
   if (r.tags?.rule) s += ` [${r.tags.rule}]`;
   if (r.file) s += ` (${r.file.path}${r.tags?.line ? ':' + r.tags.line : ''})`;

@@ -79,7 +79,12 @@ export function setScalarInText(body: string, path: string[], valueText: string)
         lastEntryEnd = k + 1;
         continue;
       }
-      if (l.text.startsWith('- ') || l.text === '-') return undefined; // a sequence, not a mapping
+      if (l.text.startsWith('- ') || l.text === '-') {
+        // kyaml's compact style: a sequence at the keys' indentation belongs to the key above
+        if (k === first) return undefined; // the region is a sequence, not a mapping
+        lastEntryEnd = k + 1;
+        continue;
+      }
       const kv = splitKeyLine(l.text);
       if (!kv) return undefined;
       lastEntryEnd = k + 1;
@@ -134,7 +139,8 @@ export function setScalarInText(body: string, path: string[], valueText: string)
     parentLine = found;
     start = found + 1;
     let k = start;
-    while (k < end && (lines[k]!.skip || lines[k]!.indent > indent)) k++;
+    while (k < end && (lines[k]!.skip || lines[k]!.indent > indent || (lines[k]!.indent === indent && lines[k]!.text.startsWith('-'))))
+      k++;
     // trailing skip lines belong to whatever follows
     while (k > start && lines[k - 1]!.skip) k--;
     end = k;

@@ -1,0 +1,56 @@
+/** Shared helpers for benchmarks: timing, start time of a bundle, peak memory of a child. */
+import { spawnSync } from 'node:child_process';
+
+export function timeIt(fn: () => unknown, minRuns = 3, minMs = 300): number {
+  const times: number[] = [];
+  const start = performance.now();
+  while (times.length < minRuns || performance.now() - start < minMs) {
+    const t = performance.now();
+    fn();
+    times.push(performance.now() - t);
+    if (times.length > 50) break;
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+export async function timeAsync(fn: () => Promise<unknown>, minRuns = 3, minMs = 300): Promise<number> {
+  const times: number[] = [];
+  const start = performance.now();
+  while (times.length < minRuns || performance.now() - start < minMs) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+    if (times.length > 50) break;
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+/** Median wall time (ms) of running `node <args>` with `input` on stdin. */
+export function startTime(args: string[], input: string, env: NodeJS.ProcessEnv, runs = 15): number {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    const r = spawnSync(process.execPath, args, { input, env, encoding: 'utf8' });
+    times.push(performance.now() - t);
+    if (r.status !== 0 && r.status !== 1) throw new Error(`node ${args.join(' ')} failed: ${r.stderr}`);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+export function envWithout(...names: string[]): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const n of names) delete env[n];
+  return env;
+}
+
+/** Peak RSS (MiB) of `node <args>` fed `input`, from GNU time. */
+export function peakRssMiB(args: string[], input: string, env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...args], { input, env, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const m = /(\d+)\s*$/.exec(r.stderr ?? '');
+  return m ? Number(m[1]) / 1024 : undefined;
+}
+
+export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
