@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv from 'ajv';
+import { Ajv } from 'ajv';
 import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { runFunction } from '../../src/krm/index.js';
