@@ -79,6 +79,12 @@ export interface Analysis {
 export interface AnalyseOptions {
   /** extra CRD objects (from spec.schemas.paths) */
   extraCrds?: Record<string, unknown>[];
+  /** objects that are patches (kustomize patchesStrategicMerge): no required-field, reference or duplicate checks */
+  partial?: Set<KubeObject>;
+  /** object identity duplicates count only within one scope (the CLI: one folder = one kustomize entry point) */
+  scopeOf?: (o: KubeObject) => string;
+  /** where an object lives, for messages (default: its config.kubernetes.io/path) */
+  locate?: (o: KubeObject) => string | undefined;
 }
 
 /** Compiles `Kind/ns/name` patterns with `*` into a matcher over an object. */
@@ -167,18 +173,22 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
       ambiguous: on('yaml-ambiguous'),
       schema: on('schema') || on('schema-unknown-field'),
     };
-    for (const f of await checkSchemas(items, schemaOpts)) report(f.rule, f.message, f);
+    for (const f of await checkSchemas(items, schemaOpts)) {
+      const { lenient, ...rest } = f;
+      if (opts.partial?.has(f.object) && f.rule === 'schema' && /missing required field/.test(f.message)) continue;
+      report(f.rule, f.message, rest, lenient ? 'warning' : undefined);
+    }
   }
 
   // ---- duplicates: object identity
   if (on('duplicate')) {
     const seen = new Map<string, KubeObject>();
     for (const o of items) {
-      if (!o.kind || !o.name) continue;
-      const id = `${o.group}|${o.kind}|${o.namespace ?? ''}|${o.name}`;
+      if (!o.kind || !o.name || opts.partial?.has(o)) continue;
+      const id = `${opts.scopeOf?.(o) ?? ''}|${o.group}|${o.kind}|${o.namespace ?? ''}|${o.name}`;
       const first = seen.get(id);
       if (first) {
-        const where = first.file()?.path;
+        const where = opts.locate ? opts.locate(first) : first.file()?.path;
         report('duplicate', `${o.id} is defined twice (first${where ? ' in ' + where : ''}); kustomize and the API server keep only one: rename or remove one of them`, {
           object: o,
           field: 'metadata.name',
@@ -197,7 +207,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     const m = mac(v);
     if (!/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(m)) return;
     const prev = macOwners.get(m);
-    if (prev && prev.owner !== owner) {
+    if (prev && hostName(prev.owner) !== hostName(owner)) {
       report('duplicate', `MAC ${m} of ${owner} is also used by ${prev.owner} (${prev.obj.id} ${prev.field}); every NIC has its own MAC: fix the copy-paste`, { object: obj, field, path });
     } else if (!prev) macOwners.set(m, { owner, obj, field, path });
   };
@@ -210,7 +220,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     if (!on('duplicate')) return;
     const k = bmcKey(v);
     const prev = bmcOwners.get(k);
-    if (prev && prev.owner !== owner)
+    if (prev && hostName(prev.owner) !== hostName(owner))
       report('duplicate', `BMC address ${v} of ${owner} is also the BMC of ${prev.owner} (${prev.obj.id}); two hosts would power-cycle the same machine: fix the address or System path`, { object: obj, field, path });
     else if (!prev) bmcOwners.set(k, { owner, obj });
   };
@@ -221,7 +231,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     const ip = v.replace(/\/\d+$/, '');
     const k = `${network}|${ip}`;
     const prev = ipOwners.get(k);
-    if (prev && prev.owner !== owner)
+    if (prev && hostName(prev.owner) !== hostName(owner))
       report('duplicate', `IP ${ip} on network ${network} of ${owner} is also given to ${prev.owner} (${prev.obj.id}): give each host its own address`, { object: obj, field, path });
     else if (!prev) ipOwners.set(k, { owner, obj });
   };
@@ -241,7 +251,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
 
   for (const o of bmhs) {
     const d = safeData(o);
-    if (!d) continue;
+    if (!d || opts.partial?.has(o)) continue;
     const specD = isObj(d.spec) ? d.spec : {};
     const owner = `BareMetalHost ${o.namespace ? o.namespace + '/' : ''}${o.name}`;
     const bmc = isObj(specD.bmc) ? specD.bmc : {};
@@ -554,6 +564,12 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of findings) counts[f.severity]++;
   return { findings, facts: { certificates, hosts: hostFacts, roles: roleFacts }, counts };
+}
+
+/** The host an owner label names: the same machine may appear as a BMH and a catalogue entry. */
+function hostName(owner: string): string {
+  const m = /^(?:BareMetalHost|HardwareInventory|host) (?:[^/ ]+\/)?([^ ]+)/.exec(owner);
+  return m ? m[1]! : owner;
 }
 
 function round2(n: number): number {

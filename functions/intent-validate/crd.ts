@@ -18,7 +18,7 @@ const KEEP = new Set([
   'pattern', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'required', 'multipleOf',
 ]);
 
-const STRING_MAP: Schema = { type: 'object', additionalProperties: { type: 'string' } };
+const STRING_MAP: Schema = { type: ['object', 'null'], additionalProperties: { type: 'string' } };
 
 /** Kubernetes ObjectMeta, closed. */
 export const OBJECT_META: Schema = {
@@ -40,6 +40,8 @@ export const OBJECT_META: Schema = {
     ownerReferences: { type: 'array', items: { type: 'object' } },
     managedFields: { type: 'array', items: { type: 'object' } },
     selfLink: { type: 'string' },
+    // removed from Kubernetes in 1.24, still written by airshipctl Phase documents
+    clusterName: { type: 'string' },
   },
 };
 
@@ -84,6 +86,22 @@ function convertNode(s: unknown): Schema {
   return out;
 }
 
+/** Drops every `required` (for CRDs generated from Go structs that list non-omitempty fields). */
+export function withoutRequired(s: Schema): Schema {
+  const out: Schema = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (k === 'required') continue;
+    if (k === 'properties' && v && typeof v === 'object') {
+      const p: Record<string, Schema> = {};
+      for (const [pk, pv] of Object.entries(v as Record<string, Schema>)) p[pk] = withoutRequired(pv);
+      out[k] = p;
+    } else if ((k === 'items' || k === 'additionalProperties' || k === 'not') && v && typeof v === 'object') out[k] = withoutRequired(v as Schema);
+    else if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf') && Array.isArray(v)) out[k] = v.map((x) => withoutRequired(x as Schema));
+    else out[k] = v;
+  }
+  return out;
+}
+
 /** A whole object's schema from a CRD version's openAPIV3Schema. */
 export function objectSchema(openAPIV3Schema: unknown): Schema {
   const root = convertNode(openAPIV3Schema);
@@ -92,6 +110,8 @@ export function objectSchema(openAPIV3Schema: unknown): Schema {
   props.apiVersion = { type: 'string' };
   props.kind = { type: 'string' };
   props.metadata = OBJECT_META;
+  // status belongs to the controller (a subresource, dropped on apply): not checked
+  if (props.status) props.status = { type: 'object' };
   if (root.additionalProperties === undefined && !(openAPIV3Schema as Record<string, unknown>)?.['x-kubernetes-preserve-unknown-fields'])
     root.additionalProperties = false;
   return root;

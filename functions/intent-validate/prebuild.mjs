@@ -17,7 +17,7 @@ const out = join(here, 'generated');
 mkdirSync(out, { recursive: true });
 
 const bundled = await esbuild.build({ entryPoints: [join(here, 'crd.ts')], bundle: true, write: false, format: 'esm', platform: 'node' });
-const { crdSchemas, OBJECT_META } = await import('data:text/javascript;base64,' + Buffer.from(bundled.outputFiles[0].text).toString('base64'));
+const { crdSchemas, OBJECT_META, withoutRequired } = await import('data:text/javascript;base64,' + Buffer.from(bundled.outputFiles[0].text).toString('base64'));
 
 function walk(dir, acc = []) {
   for (const e of readdirSync(dir).sort()) {
@@ -34,7 +34,9 @@ for (const file of walk(join(root, 'schemas'))) {
     for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
       const d = doc.toJS();
       if (d?.kind !== 'CustomResourceDefinition') continue;
-      for (const s of crdSchemas(d)) schemas.set(`${s.group}/${s.version}/${s.kind}`, s.schema);
+      // airshipctl's CRDs come from Go structs: fields without omitempty are "required" even where
+      // airshipctl's own documents leave them out (ReplacementTransformer target vs targets)
+      for (const s of crdSchemas(d)) schemas.set(`${s.group}/${s.version}/${s.kind}`, s.group === 'airshipit.org' ? withoutRequired(s.schema) : s.schema);
     }
   } else if (file.endsWith('.json')) {
     const m = /(?:([a-z0-9.-]+)_)?(v[0-9a-z]+)_([A-Za-z]+)\.json$/.exec(file);

@@ -4,7 +4,7 @@
  * YAML 1.1 and 1.2 readers disagree on. Validators load lazily, only for kinds present.
  */
 import type { KubeObject } from '../../src/krm/index.js';
-import { crdSchemas } from './crd.js';
+import { crdSchemas, withoutRequired } from './crd.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 
 export interface SchemaOptions {
@@ -21,6 +21,8 @@ export interface SchemaFinding {
   field?: string;
   path?: (string | number)[];
   line?: number;
+  /** the schema is known to drift from the documents its tool accepts: report at most a warning */
+  lenient?: boolean;
 }
 
 interface AjvError {
@@ -82,7 +84,7 @@ export async function checkSchemas(items: readonly KubeObject[], opts: SchemaOpt
         // reported by the YAML reader elsewhere
       }
     }
-    for (const crd of crdObjects) for (const s of crdSchemas(crd)) fromCrds.set(`${s.group}/${s.version}/${s.kind}`, s.schema);
+    for (const crd of crdObjects) for (const s of crdSchemas(crd)) fromCrds.set(`${s.group}/${s.version}/${s.kind}`, s.group === 'airshipit.org' ? withoutRequired(s.schema) : s.schema);
     const compiled = new Map<string, Validator | undefined>();
     let compile: ((s: object) => Validator) | undefined;
     let mod: Record<string, Validator> | undefined;
@@ -115,6 +117,9 @@ export async function checkSchemas(items: readonly KubeObject[], opts: SchemaOpt
         continue;
       }
       if (v(data)) continue;
+      // airshipctl's config kinds are read by airshipctl, never applied, and its CRDs drift
+      const lenient = o.group === 'airshipit.org';
+      const note = lenient ? " (airshipctl's published CRD; airshipctl reads this document itself, so this is a warning)" : '';
       const seen = new Set<string>();
       for (const e of v.errors ?? []) {
         const path = segments(e.instancePath);
@@ -126,8 +131,9 @@ export async function checkSchemas(items: readonly KubeObject[], opts: SchemaOpt
           seen.add(k);
           out.push({
             rule: 'schema-unknown-field',
-            message: `${o.id}: unknown field "${extra}"${path.length ? ` in ${dotted(path)}` : ''}: the ${o.kind} ${o.apiVersion} schema has no such field (the API server would drop it); remove it or fix its spelling${suggest(extra, e, data, path)}`,
+            message: `${o.id}: unknown field "${extra}"${path.length ? ` in ${dotted(path)}` : ''}: the ${o.kind} ${o.apiVersion} schema has no such field (the API server would drop it); remove it or fix its spelling${note}`,
             object: o,
+            lenient,
             field: dotted(p),
             path: p,
           });
@@ -139,8 +145,9 @@ export async function checkSchemas(items: readonly KubeObject[], opts: SchemaOpt
         seen.add(k);
         out.push({
           rule: 'schema',
-          message: `${o.id}: ${dotted(path) || '(root)'} ${describe(e, data, path)} (schema ${o.kind} ${o.apiVersion})`,
+          message: `${o.id}: ${dotted(path) || '(root)'} ${describe(e, data, path)} (schema ${o.kind} ${o.apiVersion})${note}`,
           object: o,
+          lenient,
           field: dotted(path) || undefined,
           path,
         });
@@ -177,12 +184,6 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
   }
 }
 
-function suggest(extra: string, _e: AjvError, data: unknown, path: (string | number)[]): string {
-  void data;
-  void path;
-  void extra;
-  return '';
-}
 
 const AMBIGUOUS = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|[-+]?0[0-7]+|[-+]?\d[\d_]*_[\d_]*|[-+]?\d+(?::[0-5]?\d)+(?:\.\d*)?)$/;
 const KEY_LINE = /^( *)((?:- +)*)((?:"[^"]*"|'[^']*'|[^\s#'"-][^:#]*?|-[^\s:#][^:#]*?)):(?: +(.*?))?\s*$/;

@@ -1,0 +1,44 @@
+/**
+ * The `baremetal-krm` command: subcommands over the library. `validate <files...>` runs
+ * intent-validate on files (pre-commit hook, CI).
+ */
+import { runValidate, VALIDATE_HELP } from '../cli/validate.js';
+
+const HELP = `baremetal-krm <command> [options]
+
+Commands:
+  validate [--config FILE] FILE...   validate bare-metal intent in YAML files (intent-validate rules)
+  help [command]                     this help, or a command's
+
+Run \`baremetal-krm <command> --help\` for a command's options.
+`;
+
+const COMMANDS: Record<string, { run: (argv: string[], io: { out: (s: string) => void; err: (s: string) => void }) => Promise<number>; help: string }> = {
+  validate: { run: runValidate, help: VALIDATE_HELP },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s) };
+  const [cmd, ...rest] = argv;
+  if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
+    const c = rest[0] ? COMMANDS[rest[0]] : undefined;
+    io.out(c ? c.help : HELP);
+    return 0;
+  }
+  const c = COMMANDS[cmd];
+  if (!c) {
+    io.err(`baremetal-krm: unknown command "${cmd}"\n\n${HELP}`);
+    return 2;
+  }
+  return c.run(rest, io);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    process.stderr.write(`baremetal-krm: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    process.exitCode = 1;
+  },
+);

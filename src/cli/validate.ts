@@ -1,0 +1,134 @@
+/**
+ * `baremetal-krm validate [--config intent-validate.yaml] <files...>`: intent-validate on YAML
+ * files (pre-commit, CI). Prints `file:line: severity: message [rule]` per result on stderr, a
+ * summary per severity, and exits 1 on any error.
+ */
+import { readFileSync } from 'node:fs';
+import { API_VERSION, Results, formatResult, loadYaml, readSpec } from '../krm/index.js';
+import { KubeObject } from '../krm/index.js';
+import { analyse, type Finding } from '../../functions/intent-validate/analyse.js';
+import { definition } from '../../functions/intent-validate/function.js';
+import { loadCrypto } from '../../functions/intent-validate/certificates.js';
+import { readExtraCrds } from '../../functions/intent-validate/extra.js';
+import { RULES } from '../../functions/intent-validate/rules.js';
+import { dirname, resolve } from 'node:path';
+import { parseArgs } from './args.js';
+import { kustomizeFacts } from './kustomization.js';
+import { readYamlFiles, type FileObject } from './files.js';
+
+export const VALIDATE_HELP = `baremetal-krm validate [--config FILE] [--quiet] FILE...
+
+Validates YAML files with intent-validate's rules (the same as the KRM function) and prints
+one line per result: FILE:LINE: SEVERITY: RESOURCE FIELD: MESSAGE [RULE]. Exits 1 on any error.
+
+  --config FILE   an IntentValidate document (apiVersion ${API_VERSION}); default: every rule
+  --quiet         only errors and the summary
+
+Rules:
+${RULES.map((r) => `  ${r.id.padEnd(26)} ${r.severity.padEnd(8)} ${r.summary}`).join('\n')}
+`;
+
+export interface CliIo {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+export async function runValidate(argv: string[], io: CliIo): Promise<number> {
+  let args;
+  try {
+    args = parseArgs(argv, ['config']);
+  } catch (e) {
+    io.err(`baremetal-krm validate: ${(e as Error).message}\n`);
+    return 2;
+  }
+  if (args.flags.has('help')) {
+    io.out(VALIDATE_HELP);
+    return 0;
+  }
+  const results = new Results();
+  let spec = {};
+  const cfg = args.options.get('config');
+  if (cfg) {
+    let fc: KubeObject;
+    try {
+      const text = readFileSync(cfg, 'utf8');
+      loadYaml(text);
+      fc = KubeObject.fromDocument(text);
+    } catch (e) {
+      io.err(`baremetal-krm validate: --config ${cfg}: ${(e as Error).message}\n`);
+      return 2;
+    }
+    const s = readSpec(definition, fc, results);
+    if (s === undefined) {
+      for (const r of results.list) io.err(`${cfg}: ${formatResult(r)}\n`);
+      return 2;
+    }
+    spec = s;
+  }
+  const files = args.positional.filter((p) => /\.(ya?ml|json)$/i.test(p));
+  let objects: FileObject[];
+  try {
+    objects = readYamlFiles(files);
+  } catch (e) {
+    io.err(`baremetal-krm validate: ${(e as Error).message}\n`);
+    return 2;
+  }
+  // documents that are not KRM objects (kustomization.yaml, JSON patches, values files) are skipped
+  const krm = objects.filter((f) => {
+    let o: KubeObject['data'];
+    try {
+      o = f.object.data;
+    } catch (e) {
+      if (/not a YAML mapping/.test((e as Error).message)) return false;
+      results.error(`${f.path}:${f.line}: ${(e as Error).message}`, { rule: 'input' });
+      return false;
+    }
+    if (typeof o.kind !== 'string' || typeof o.apiVersion !== 'string') return false;
+    return !(o.kind === 'Kustomization' && o.apiVersion.startsWith('kustomize.config.k8s.io/'));
+  });
+  // kustomization files beside the files: patches are partial, generators make Secrets
+  const kf = kustomizeFacts(files);
+  const partial = new Set(krm.filter((f) => kf.patches.has(resolve(f.path))).map((f) => f.object));
+  if (kf.generated.length) {
+    const s = spec as { references?: { external?: string[] } };
+    spec = { ...s, references: { ...(s.references ?? {}), external: [...(s.references?.external ?? []), ...kf.generated] } };
+  }
+  const fileOf = new Map(krm.map((f) => [f.object, f]));
+  const extraCrds = readExtraCrds((spec as { schemas?: { paths?: string[] } }).schemas?.paths ?? [], results);
+  if (krm.some((f) => f.object.kind !== 'BareMetalHost')) await loadCrypto();
+  const a = await analyse(krm.map((f) => f.object), spec, {
+    extraCrds,
+    partial,
+    scopeOf: (o) => dirname(resolve(fileOf.get(o)?.path ?? '')),
+    locate: (o) => (fileOf.get(o) ? `${fileOf.get(o)!.path}:${fileOf.get(o)!.line}` : undefined),
+  });
+  const lines: { key: string; text: string; severity: Finding['severity'] }[] = [];
+  for (const r of results.list) lines.push({ key: '', text: `${r.severity}: ${r.message} [${r.tags?.rule ?? ''}]`, severity: r.severity });
+  for (const f of a.findings) {
+    const fo = f.object ? fileOf.get(f.object) : undefined;
+    let line = f.line;
+    if (line === undefined && f.object && f.path) {
+      try {
+        line = f.object.lineOf(f.path);
+      } catch {
+        line = undefined;
+      }
+    }
+    line ??= fo?.line;
+    const where = fo ? `${fo.path}:${line ?? fo.line}: ` : '';
+    const ref = f.object ? `${f.object.id}${f.field ? ' ' + f.field : ''}: ` : '';
+    const msg = f.object && f.message.startsWith(f.object.id + ': ') ? f.message.slice(f.object.id.length + 2) : f.message;
+    lines.push({
+      key: `${fo?.path ?? ''}\u0000${String(line ?? 0).padStart(8, '0')}\u0000${f.rule}\u0000${msg}`,
+      text: `${where}${f.severity}: ${ref}${msg} [${f.rule}]`,
+      severity: f.severity,
+    });
+  }
+  lines.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+  const quiet = args.flags.has('quiet');
+  for (const l of lines) if (!quiet || l.severity === 'error') io.err(l.text + '\n');
+  const count = (s: Finding['severity']): number => lines.filter((l) => l.severity === s).length;
+  const errors = count('error');
+  io.err(`${errors} error(s), ${count('warning')} warning(s), ${count('info')} info in ${krm.length} object(s) from ${files.length} file(s)\n`);
+  return errors > 0 ? 1 : 0;
+}
