@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import type { Context, Desired } from '../../src/krm/index.js';
+import type { Context, Desired, ResultOptions } from '../../src/krm/index.js';
 import { Limiter, normalizePath, RedfishClient, type Credentials } from '../../src/redfish/client.js';
 import { describeFailure, discoverSystem, listSystems } from '../../src/redfish/discover.js';
 import { INVENTORY_API_VERSION, INVENTORY_KIND, type HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
@@ -185,13 +185,20 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
   }
 
   const failed = new Set<Target>();
+  // results are buffered per BMC and reported in configuration order, not completion order
+  const buffered: { severity: 'error' | 'warning' | 'info'; message: string; opts: ResultOptions }[][] = targets.map(() => []);
   const perTarget = await Promise.all(
-    targets.map((t) =>
+    targets.map((t, ti) =>
       limiter.run(async (): Promise<Found[]> => {
+        const results = {
+          error: (message: string, opts: ResultOptions) => buffered[ti]!.push({ severity: 'error', message, opts }),
+          warning: (message: string, opts: ResultOptions) => buffered[ti]!.push({ severity: 'warning', message, opts }),
+          info: (message: string, opts: ResultOptions) => buffered[ti]!.push({ severity: 'info', message, opts }),
+        };
         const credentials = credentialsFor(t, ctx.env, file);
         if (!credentials) {
           failed.add(t);
-          ctx.results.error(`${t.label}: no credentials; set BMC_USERNAME and BMC_PASSWORD${t.name ? ` (or BMC_${envKey(t.name)}_USERNAME / _PASSWORD)` : ''} or a credentialsFile`, { object: fc, field: t.field, rule: 'discover/credentials' });
+          results.error(`${t.label}: no credentials; set BMC_USERNAME and BMC_PASSWORD${t.name ? ` (or BMC_${envKey(t.name)}_USERNAME / _PASSWORD)` : ''} or a credentialsFile`, { object: fc, field: t.field, rule: 'discover/credentials' });
           return [];
         }
         let ca: string | undefined;
@@ -200,7 +207,7 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
             ca = readFileSync(t.caFile, 'utf8');
           } catch (e) {
             failed.add(t);
-            ctx.results.error(`${t.label}: caFile ${t.caFile} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { object: fc, field: t.field.replace(/address$/, 'caFile'), rule: 'discover/ca' });
+            results.error(`${t.label}: caFile ${t.caFile} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { object: fc, field: t.field.replace(/address$/, 'caFile'), rule: 'discover/ca' });
             return [];
           }
         }
@@ -227,15 +234,15 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
             const inv = await discoverSystem(client, p, bmc, { expand: spec.expand });
             out.push({ target: t, inv, systemId: p.split('/').pop() ?? p, requests: client.requests - before + (paths.length === 1 ? shared : 0) });
           }
-          ctx.results.info(
+          results.info(
             `${t.label}: ${paths.length} System(s), ${client.requests} Redfish request(s)${paths.length > 1 ? ` (${shared} for the service root and Systems, then ${out.map((f) => f.requests).join(', ')})` : ''}`,
             { object: fc, field: t.field, rule: 'discover/requests', tags: { requests: String(client.requests), systems: String(paths.length) } },
           );
           for (const f of out) for (const m of f.inv.missing ?? [])
-            ctx.results.warning(`${t.label}: ${f.systemId}: ${m} (recorded as missing; the rest of the System was read)`, { object: fc, field: t.field, rule: 'discover/missing' });
+            results.warning(`${t.label}: ${f.systemId}: ${m} (recorded as missing; the rest of the System was read)`, { object: fc, field: t.field, rule: 'discover/missing' });
         } catch (e) {
           failed.add(t);
-          ctx.results.error(`${t.label}: discovery failed: ${describeFailure(e)}`, { object: fc, field: t.field, rule: 'discover/bmc' });
+          results.error(`${t.label}: discovery failed: ${describeFailure(e)}`, { object: fc, field: t.field, rule: 'discover/bmc' });
           return [];
         } finally {
           await client.close();
@@ -244,6 +251,8 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
       }),
     ),
   );
+
+  for (const list of buffered) for (const r of list) ctx.results.add(r.severity, r.message, r.opts);
 
   // names
   const desired: Desired[] = [];

@@ -191,6 +191,6 @@ export async function listSystems(client: RedfishClient): Promise<string[]> {
   const systems = link(root, 'Systems') ?? '/redfish/v1/Systems';
   const crawler = new SystemCrawler(client);
   const links = await crawler.collectionLinks(systems, 'Systems');
-  if (!links) throw new RedfishError(`cannot list Systems: ${crawler.missing.join('; ')}`, 0, systems);
+  if (!links) throw new RedfishError(crawler.missing.join('; '), 0, systems);
   return links.map((l) => l.path).sort();
 }

@@ -1,0 +1,209 @@
+/** Every fault class of the issue, end to end: simulator -> client -> discover -> results. */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { itemsStream, repoRoot, resourceList } from '../../test/golden.js';
+import { runFunction, type Result } from '../../src/krm/index.js';
+import { startBmc, type BmcOptions, type SimBmc } from '../../src/redfish-sim/server.js';
+import { definition } from './function.js';
+
+const tree = (t: string) => join(repoRoot, '../shared/fixtures/redfish', t);
+const RACK = tree('dmtf-public-rackmount1');
+const ENV = { BMC_USERNAME: 'admin', BMC_PASSWORD: 's3cr3t-Pa55' };
+let open: SimBmc[] = [];
+let tls: { key: string; cert: string };
+let tmp: string;
+
+beforeAll(() => {
+  tmp = mkdtempSync(join(tmpdir(), 'bmh-tls-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(tmp, 'key.pem'), '-out', join(tmp, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  tls = { key: readFileSync(join(tmp, 'key.pem'), 'utf8'), cert: readFileSync(join(tmp, 'cert.pem'), 'utf8') };
+});
+afterEach(async () => {
+  await Promise.all(open.map((b) => b.close()));
+  open = [];
+});
+
+async function bmc(opts: Partial<BmcOptions> = {}): Promise<SimBmc> {
+  const b = await startBmc({ tree: RACK, password: ENV.BMC_PASSWORD, ...opts });
+  open.push(b);
+  return b;
+}
+
+async function discover(bmcs: Record<string, unknown>[], extra: Record<string, unknown> = {}, env: Record<string, string> = ENV) {
+  const cfg = JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata: { name: 'd' }, spec: { mode: 'discover', timeoutSeconds: 1, retries: 2, ...extra, bmcs } });
+  const r = await runFunction(definition, resourceList([], cfg), env);
+  // nothing secret, anywhere
+  expect(r.output).not.toContain(ENV.BMC_PASSWORD);
+  expect(r.stderr).not.toContain(ENV.BMC_PASSWORD);
+  return r;
+}
+const byRule = (rs: Result[], rule: string) => rs.filter((r) => r.tags?.rule === rule);
+const inventoryNames = (out: string) => [...itemsStream(out).matchAll(/^  name: (.*)$/gm)].map((m) => m[1]);
+
+describe('fault classes through the simulator', () => {
+  it('500 on a required resource is retried with backoff, then succeeds', async () => {
+    const b = await bmc({ faults: [{ path: '/redfish/v1/Systems/437XR1138R2', kind: 'http-500', times: 2 }] });
+    const r = await discover([{ address: b.url, name: 'n1' }]);
+    expect(r.exitCode).toBe(0);
+    expect(inventoryNames(r.output)).toEqual(['n1']);
+    expect(b.log.filter((l) => l === 'GET /redfish/v1/Systems/437XR1138R2')).toHaveLength(3);
+  });
+
+  it('HTML 500 after all retries fails that BMC only, with one error naming it; the others are rendered', async () => {
+    const bad = await bmc({ faults: [{ path: '/redfish/v1/Systems/437XR1138R2', kind: 'html-500' }] });
+    const good = await bmc();
+    const r = await discover([{ address: bad.url, name: 'bad' }, { address: good.url, name: 'good' }]);
+    expect(r.exitCode).toBe(1);
+    const errs = r.results.filter((x) => x.severity === 'error');
+    expect(errs).toHaveLength(1);
+    expect(errs[0]!.message).toBe(`bmcs[0] (bad, ${bad.url}): discovery failed: HTTP 500 (an HTML error page)`);
+    expect(errs[0]!.field?.path).toBe('spec.bmcs[0].address');
+    expect(inventoryNames(r.output)).toEqual(['good']);
+  });
+
+  it('401/403/404/500 on optional resources are "missing" warnings, not failures', async () => {
+    const b = await bmc({
+      faults: [
+        { path: '/redfish/v1/Systems/437XR1138R2/Processors', kind: 'http-403' },
+        { path: '/redfish/v1/Systems/437XR1138R2/EthernetInterfaces/VLAN1', kind: 'http-404' },
+        { path: '/redfish/v1/Systems/437XR1138R2/SimpleStorage', kind: 'http-401' },
+      ],
+    });
+    const r = await discover([{ address: b.url, name: 'n1' }], { retries: 0 });
+    expect(r.exitCode).toBe(0);
+    const out = itemsStream(r.output);
+    expect(out).toContain('  missing:\n  - "EthernetInterfaces/VLAN1: HTTP 404: The resource at the URI /redfish/v1/Systems/437XR1138R2/EthernetInterfaces/VLAN1 was not found."\n  - "Processors: HTTP 403: Forbidden."\n  - "SimpleStorage: HTTP 401: Unauthorized."\n');
+    expect(byRule(r.results, 'discover/missing')).toHaveLength(3);
+  });
+
+  it('a timeout is retried and then reported; truncated and invalid JSON are reported', async () => {
+    const t = await bmc({ faults: [{ path: '/redfish/v1/Systems/437XR1138R2', kind: 'timeout' }] });
+    const tr = await bmc({ faults: [{ path: '/redfish/v1/Systems/437XR1138R2', kind: 'truncated-json' }] });
+    const inv = await bmc({ faults: [{ path: '/redfish/v1/Systems/437XR1138R2/Bios', kind: 'invalid-json' }, { path: '/redfish/v1/Systems/437XR1138R2/SimpleStorage/1', kind: 'invalid-json' }] });
+    const r = await discover([{ address: t.url, name: 'slow' }, { address: tr.url, name: 'cut' }, { address: inv.url, name: 'odd' }], { retries: 1, timeoutSeconds: 0.3 });
+    const msgs = r.results.filter((x) => x.severity === 'error').map((x) => x.message);
+    expect(msgs).toEqual([
+      `bmcs[0] (slow, ${t.url}): discovery failed: no answer within 300 ms`,
+      `bmcs[1] (cut, ${tr.url}): discovery failed: invalid JSON (${Math.floor(readFileSync(join(RACK, 'redfish/v1/Systems/437XR1138R2/index.json')).length / 2)} bytes)`,
+    ]);
+    expect(t.log.filter((l) => l.endsWith('/Systems/437XR1138R2'))).toHaveLength(2);
+    expect(inventoryNames(r.output)).toEqual(['odd']);
+    expect(itemsStream(r.output)).toContain('SimpleStorage/1: invalid JSON (24 bytes)');
+  });
+
+  it('wrong credentials: 401 is one error for that BMC, and the password is never echoed', async () => {
+    const b = await bmc();
+    const r = await discover([{ address: b.url, name: 'n1' }], {}, { BMC_USERNAME: 'admin', BMC_PASSWORD: 'wrong-' + ENV.BMC_PASSWORD });
+    expect(r.exitCode).toBe(1);
+    expect(r.results.find((x) => x.severity === 'error')!.message).toBe(`bmcs[0] (n1, ${b.url}): discovery failed: Systems: HTTP 401: Unauthorized.`);
+    expect(r.output).not.toContain('wrong-');
+  });
+
+  it('missing credentials name the variables to set', async () => {
+    const b = await bmc();
+    const r = await discover([{ address: b.url, name: 'node-7' }], {}, {});
+    expect(r.results[0]!.message).toBe(`bmcs[0] (node-7, ${b.url}): no credentials; set BMC_USERNAME and BMC_PASSWORD (or BMC_NODE_7_USERNAME / _PASSWORD) or a credentialsFile`);
+  });
+
+  it('per-BMC credentials from env and from a mounted file', async () => {
+    const a = await bmc({ password: 'pa' });
+    const c = await bmc({ password: 'pc' });
+    const file = join(tmp, 'creds.yaml');
+    writeFileSync(file, `default: {username: admin, password: nope}\n${c.url}: {username: admin, password: pc}\n`);
+    const r = await discover([{ address: a.url, name: 'a' }, { address: c.url, name: 'c' }], { credentialsFile: file }, { BMC_A_USERNAME: 'admin', BMC_A_PASSWORD: 'pa' });
+    expect(r.exitCode).toBe(0);
+    expect(inventoryNames(r.output)).toEqual(['a', 'c']);
+    expect(r.output).not.toMatch(/\bpa\b|\bpc\b|nope/);
+  });
+
+  it('sessions: logged out after the crawl; 503 session exhaustion is one error', async () => {
+    const b = await bmc();
+    const r = await discover([{ address: b.url, name: 'n1' }], { auth: 'session' });
+    expect(r.exitCode).toBe(0);
+    expect(b.stats).toEqual({ created: 1, deleted: 1 });
+    expect(b.log.some((l) => l.startsWith('GET') && l.includes('Systems'))).toBe(true);
+    const full = await bmc({ maxSessions: 0 });
+    const r2 = await discover([{ address: full.url, name: 'n2' }], { auth: 'session', retries: 0 });
+    expect(r2.results.find((x) => x.severity === 'error')!.message).toBe(
+      `bmcs[0] (n2, ${full.url}): discovery failed: session login refused: HTTP 503 (the BMC has no free session; close others or use Basic auth)`,
+    );
+  });
+
+  it('self-signed TLS: refused by default, accepted with insecureSkipVerify or the CA file', async () => {
+    const b = await bmc({ tls });
+    const r = await discover([{ address: b.url, name: 'strict' }], { retries: 0 });
+    expect(r.results.find((x) => x.severity === 'error')!.message).toMatch(/^bmcs\[0\] \(strict, https:\/\/127\.0\.0\.1:\d+\): discovery failed: TLS certificate not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT\); set insecureSkipVerify or give a CA bundle$/);
+    const ok = await discover([{ address: b.url, name: 'skip', insecureSkipVerify: true }, { address: b.url.replace('https://', '') + '/redfish/v1/Systems/437XR1138R2', name: 'ca', caFile: join(tmp, 'cert.pem') }]);
+    expect(ok.exitCode).toBe(0);
+    expect(inventoryNames(ok.output)).toEqual(['ca', 'skip']);
+    expect(itemsStream(ok.output)).toContain('    insecureSkipVerify: true\n');
+  });
+
+  it('paging: Members@odata.nextLink is followed', async () => {
+    const b = await bmc({ pageSize: 1 });
+    const r = await discover([{ address: b.url, name: 'n1' }]);
+    const nics = [...itemsStream(r.output).matchAll(/^  - id: (.*)$/gm)].map((m) => m[1]);
+    expect(nics).toEqual(['12446A3B0411', '12446A3B8890', 'ToManager', 'VLAN1']);
+    expect(b.log).toContain('GET /redfish/v1/Systems/437XR1138R2/EthernetInterfaces?$skip=3');
+  });
+
+  it('redirects: same origin followed, another origin refused without sending credentials', async () => {
+    const other = await bmc();
+    const b = await bmc({
+      faults: [
+        { path: '/redfish/v1/Systems/437XR1138R2/Bios', kind: 'redirect-other-origin', location: `${other.url}/redfish/v1/Systems/437XR1138R2/Bios` },
+        { path: '/redfish/v1/Systems', kind: 'redirect-same-origin', location: '/redfish/v1/Systems/', times: 1 },
+      ],
+    });
+    const r = await discover([{ address: b.url, name: 'n1' }], { retries: 0 });
+    expect(r.exitCode).toBe(0);
+    expect(other.log).toEqual([]);
+    expect(b.log.filter((l) => /^GET \/redfish\/v1\/Systems\/?$/.test(l))).toEqual(['GET /redfish/v1/Systems', 'GET /redfish/v1/Systems/']);
+  });
+
+  it('responses over the size cap are refused', async () => {
+    const b = await bmc({ faults: [{ path: '/redfish/v1/Systems/437XR1138R2', kind: 'huge-body' }] });
+    const r = await discover([{ address: b.url, name: 'n1' }], { retries: 0 });
+    expect(r.results.find((x) => x.severity === 'error')!.message).toBe(`bmcs[0] (n1, ${b.url}): discovery failed: response exceeds the 8388608-byte cap`);
+  });
+
+  it('a BMC that fails keeps its previous inventory snapshot', async () => {
+    const b = await bmc();
+    const first = await discover([{ address: b.url, name: 'n1' }]);
+    const items = itemsStream(first.output).split(/^---\n/m);
+    await b.close();
+    const cfg = JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata: { name: 'd' }, spec: { mode: 'discover', retries: 0, bmcs: [{ address: b.url, name: 'n1' }] } });
+    const r = await runFunction(definition, resourceList(items, cfg), ENV);
+    expect(r.exitCode).toBe(1);
+    expect(itemsStream(r.output)).toBe(itemsStream(first.output));
+    expect(byRule(r.results, 'discover/kept')).toHaveLength(1);
+  });
+
+  it('$expand opt-in: fewer requests, same inventory', async () => {
+    const b = await bmc();
+    const plain = await discover([{ address: b.url, name: 'n1' }]);
+    const n = b.log.length;
+    const e = await bmc();
+    const expanded = await discover([{ address: e.url, name: 'n1' }], { expand: true });
+    expect(itemsStream(expanded.output).split(e.url).join('X')).toBe(itemsStream(plain.output).split(b.url).join('X'));
+    expect(e.log.length).toBeLessThan(n);
+  });
+
+  it('ranges: scans loopback addresses for service roots', async () => {
+    const b = await bmc({ host: '127.0.0.2' });
+    const r = await discover([], { ranges: [{ cidr: '127.0.0.0/30', port: b.port, scheme: 'http' }] });
+    expect(r.exitCode).toBe(0);
+    expect(inventoryNames(r.output)).toEqual(['web483']);
+    expect(byRule(r.results, 'discover/range')[0]!.message).toBe(`ranges[0] 127.0.0.0/30: 1 Redfish service(s) on port ${b.port} among 2 addresses`);
+  });
+
+  it('request count per System is reported (DMTF rackmount: 12, as good as sushy)', async () => {
+    const b = await bmc();
+    const r = await discover([{ address: b.url, name: 'n1' }]);
+    expect(byRule(r.results, 'discover/requests')[0]!.tags?.requests).toBe(String(b.log.length));
+    expect(b.log.length).toBeLessThanOrEqual(12);
+  });
+});
