@@ -555,12 +555,13 @@ export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<
   // target-cluster steps before the clusterctl move that makes the cluster self-managed
   const moves = steps.filter((st) => st.executor?.kind === 'Clusterctl' && str(st.executor.data.action) === 'move' && st.cluster);
   if (moves.length > 0) {
-    const anc = ancestorsOf(steps);
+    const after = new Map(moves.map((m) => [m, descendants(steps, m.num - 1)]));
+    const before = new Map(moves.map((m) => [m, dependencySet(steps, m.num - 1)]));
     for (const st of steps) {
       if (!st.flux || !st.cluster || st.cluster === b.management) continue;
-      const m = moves.find((x) => x.cluster === st.cluster && x !== st && !anc[st.num - 1]!.has(x.num - 1));
+      const m = moves.find((x) => x.cluster === st.cluster && x !== st && !after.get(x)!.has(st.num - 1));
       if (!m) continue;
-      const mvAfter = anc[m.num - 1]!.has(st.num - 1);
+      const mvAfter = before.get(m)!.has(st.num - 1);
       const parent = b.clusters.get(st.cluster)?.parent;
       st.beforeMove = m.id;
       out.push({
@@ -591,26 +592,24 @@ export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<
   return { plan, steps, graph, levels, errors };
 }
 
-/** Transitive dependencies of every step. */
-export function ancestorsOf(steps: Step[]): Set<number>[] {
-  const memo: (Set<number> | undefined)[] = new Array(steps.length);
-  const visit = (i: number, stack: Set<number>): Set<number> => {
-    const m = memo[i];
-    if (m) return m;
-    const s = new Set<number>();
-    if (stack.has(i)) return s; // cycle: reported elsewhere
-    stack.add(i);
-    for (const d of steps[i]!.deps) {
-      s.add(d);
-      for (const x of visit(d, stack)) s.add(x);
-    }
-    stack.delete(i);
-    memo[i] = s;
-    return s;
-  };
-  // iterative order keeps recursion shallow on chains: dependencies first
-  for (let i = 0; i < steps.length; i++) visit(i, new Set());
-  return memo as Set<number>[];
+/** Steps step `i` (transitively) depends on. */
+export function dependencySet(steps: Step[], i: number): Set<number> {
+  const out = new Set<number>();
+  const stack = [i];
+  while (stack.length > 0) for (const d of steps[stack.pop()!]!.deps) if (!out.has(d)) (out.add(d), stack.push(d));
+  return out;
+}
+
+/** Steps that (transitively) depend on step `i`: one walk, linear in the graph. */
+export function descendants(steps: Step[], i: number): Set<number> {
+  const users: number[][] = steps.map(() => []);
+  steps.forEach((st, j) => st.deps.forEach((d) => users[d]!.push(j)));
+  const out = new Set<number>();
+  const stack = [i];
+  while (stack.length > 0) {
+    for (const u of users[stack.pop()!]!) if (!out.has(u)) (out.add(u), stack.push(u));
+  }
+  return out;
 }
 
 /** The Flux dependencies of a step: its dependencies, with gates replaced by their own (transitively). */

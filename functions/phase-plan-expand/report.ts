@@ -1,5 +1,5 @@
 /** The plan report: a Markdown rendering of the ordered steps, gates, cluster groups and parallel groups. */
-import { ancestorsOf, type Bundle, type PlanAnalysis, type Step } from './expand.js';
+import { descendants, type Bundle, type PlanAnalysis, type Step } from './expand.js';
 
 export interface ReportContext {
   bundle: Bundle;
@@ -64,15 +64,15 @@ export function renderReport(a: PlanAnalysis, rc: ReportContext): string {
     return d;
   };
   used.sort((x, y) => depth(x) - depth(y) || (x < y ? -1 : x > y ? 1 : 0));
-  const anc = used.length > 0 ? ancestorsOf(steps) : [];
   for (const c of used) {
     const parent = b.clusters.get(c)?.parent;
     const mine = steps.filter((s) => s.cluster === c);
     L.push(`### ${c}${c === b.management ? ' (management)' : parent ? ` (child of ${parent})` : ''}`, '');
     const move = steps.find((s) => s.executor?.kind === 'Clusterctl' && s.executor.data.action === 'move' && s.cluster === c);
     if (move) {
-      const before = mine.filter((s) => s !== move && !anc[s.num - 1]!.has(move.num - 1)).map((s) => s.num);
-      const after = mine.filter((s) => anc[s.num - 1]!.has(move.num - 1)).map((s) => s.num);
+      const down = descendants(steps, move.num - 1);
+      const before = mine.filter((s) => s !== move && !down.has(s.num - 1)).map((s) => s.num);
+      const after = mine.filter((s) => down.has(s.num - 1)).map((s) => s.num);
       L.push(`- managed from ${parent ?? 'its parent'} until step ${move.num} (${move.id}): steps ${before.length ? ranges(before) : 'none'}`);
       L.push(`- move barrier: step ${move.num} ${move.id}`);
       L.push(`- self-managed after the move: steps ${after.length ? ranges(after) : 'none'}`);
