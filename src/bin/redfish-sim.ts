@@ -1,0 +1,58 @@
+/**
+ * redfish-sim: starts N virtual BMCs on 127.0.0.1 serving Redfish mockup trees and prints
+ * their addresses (one per line: `<url> <tree>`, or JSON with --json), then serves until
+ * interrupted. Usage:
+ *   redfish-sim [--count N] [--tree NAME|DIR]... [--latency MS] [--tls KEY CERT] [--port BASE]
+ *               [--username U] [--password P] [--page-size N] [--json]
+ * Default trees: every bundled one (src/redfish-sim/mockups), round-robin.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startSimulator } from '../redfish-sim/server.js';
+import { bundledTrees, mockupsDir } from '../redfish-sim/mockups.js';
+
+function usage(): never {
+  process.stderr.write('usage: redfish-sim [--count N] [--tree NAME|DIR]... [--latency MS] [--tls KEY CERT] [--port BASE] [--username U] [--password P] [--page-size N] [--json]\n');
+  process.exit(2);
+}
+
+async function run(): Promise<void> {
+  const args = process.argv.slice(2);
+  let count = 1;
+  const trees: string[] = [];
+  let latencyMs = 0;
+  let basePort = 0;
+  let tls: { key: string; cert: string } | undefined;
+  let username = 'admin';
+  let password = 'password';
+  let pageSize: number | undefined;
+  let json = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const next = () => args[++i] ?? usage();
+    if (a === '--count') count = Number(next());
+    else if (a === '--tree') trees.push(next());
+    else if (a === '--latency') latencyMs = Number(next());
+    else if (a === '--port') basePort = Number(next());
+    else if (a === '--tls') tls = { key: readFileSync(next(), 'utf8'), cert: readFileSync(next(), 'utf8') };
+    else if (a === '--username') username = next();
+    else if (a === '--password') password = next();
+    else if (a === '--page-size') pageSize = Number(next());
+    else if (a === '--json') json = true;
+    else if (a === '--help' || a === '-h') {
+      process.stdout.write(`bundled trees: ${bundledTrees().join(', ')}\n`);
+      usage();
+    } else usage();
+  }
+  if (!Number.isInteger(count) || count < 1) usage();
+  const names = trees.length ? trees : bundledTrees();
+  const dirs = names.map((t) => (existsSync(join(t, 'redfish/v1/index.json')) ? t : join(mockupsDir(), t)));
+  const sim = await startSimulator({ trees: dirs, count, latencyMs, basePort, tls, username, password, pageSize });
+  const list = sim.bmcs.map((b, i) => ({ url: b.url, tree: names[i % names.length] }));
+  process.stdout.write(json ? JSON.stringify(list) + '\n' : list.map((b) => `${b.url} ${b.tree}`).join('\n') + '\n');
+  const stop = () => void sim.close().then(() => process.exit(0));
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+void run();
