@@ -373,12 +373,13 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
             path: ['config', 'executorRef', 'name'],
           });
       }
-      const cn = str(p.get('clusterName'));
+      const inMeta = str(p.get('metadata.clusterName'));
+      const cn = inMeta ?? str(p.get('clusterName'));
       if (cn && clusterMaps.length > 0 && !clusters.has(cn))
-        report('reference', `Phase ${p.name} targets cluster ${cn}, which no ClusterMap in the input defines (known: ${[...clusters].sort().join(', ') || 'none'}): fix clusterName or add it to the ClusterMap`, {
+        report('reference', `Phase ${p.name} targets cluster ${cn}, which no ClusterMap in the input defines (known: ${[...clusters].sort().join(', ') || 'none'}): fix clusterName or add it to the ClusterMap${closest(cn, clusters)}`, {
           object: p,
-          field: 'clusterName',
-          path: ['clusterName'],
+          field: inMeta ? 'metadata.clusterName' : 'clusterName',
+          path: inMeta ? ['metadata', 'clusterName'] : ['clusterName'],
         });
     }
     // Flux Kustomization dependsOn
@@ -462,9 +463,12 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   const encAllowed = objectMatcher(spec.encryption?.allow);
   for (const o of items) {
     const k = o.kind;
-    if (k === 'BareMetalHost' || k === 'HardwareData' || k === 'HardwareInventory' || k === 'CustomResourceDefinition') continue;
+    if (k === 'CustomResourceDefinition') continue;
     const d = safeData(o);
     if (!d) continue;
+    // hygiene everywhere (BareMetalHost insecure-tls is reported above, with its own message)
+    if (on('template-leftover') || (on('insecure-tls') && k !== 'BareMetalHost')) walkHygiene(o, d, report, (r) => (r === 'insecure-tls' && k === 'BareMetalHost' ? false : on(r)));
+    if (k === 'BareMetalHost' || k === 'HardwareData' || k === 'HardwareInventory') continue;
     if (on('certificate-expired') || on('certificate-expiring') || on('certificate-not-yet-valid') || on('certificate-key-mismatch') || on('certificate-unreadable')) {
       const r = checkCertificates(o, d, { now, warnDays: spec.certificates?.warnDays ?? 30 });
       certificates.push(...r.facts);
@@ -492,8 +496,6 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
         });
       }
     }
-    // hygiene in catalogues and other documents
-    if (on('insecure-tls') || on('template-leftover')) walkHygiene(o, d, report, on);
   }
 
   // ---- capacity

@@ -270,7 +270,7 @@ export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
           : `YAML 1.1 reads it as a base-60 number, YAML 1.2 as the string "${v}"`;
     out.push({
       rule: 'yaml-ambiguous',
-      message: `${o.id}: ${dotted(path)}: plain value ${v} is ambiguous: ${reading}; quote it ("${v}") or write true/false`,
+      message: `${o.id}: ${dotted(path)}: plain value ${v} is ambiguous: ${reading}; quote it ("${v}")${/^(y|yes|on|n|no|off)$/i.test(v) ? ' or write true/false' : ''}`,
       object: o,
       field: dotted(path),
       path,
