@@ -83,6 +83,8 @@ for (const { name, entry } of entries) {
     minifySyntax: true,
     legalComments: 'none',
     banner: { js: '#!/usr/bin/env node' },
+    // src/krm/lazy.ts: import.meta.url is only used outside the bundle
+    define: { 'import.meta.url': '""' },
     logLevel: 'warning',
   });
   chmodSync(outfile, 0o755);

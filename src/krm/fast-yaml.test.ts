@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { dump } from 'js-yaml';
 import { parse, stringify } from 'yaml';
+import { PARSE_OPTIONS } from './lazy.js';
 import { describe, expect, it } from 'vitest';
 import { fastLoad, loadYaml } from './fast-yaml.js';
 
-const yaml11 = (t: string): unknown => parse(t, { version: '1.1' });
+const yaml11 = (t: string): unknown => parse(t, PARSE_OPTIONS);
 
 /** Strings that YAML readers disagree on or that need quoting. */
 const trickyString = fc.constantFrom(

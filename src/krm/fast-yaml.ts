@@ -3,18 +3,20 @@
  * hand-written manifests): block mappings and sequences, plain and quoted one-line scalars,
  * literal block scalars, one-line flow collections and comments.
  *
- * It returns exactly what `yaml`'s `parse(text, { version: '1.1' })` returns, or `undefined`
+ * It returns exactly what `yaml`'s `parse(text, PARSE_OPTIONS)` returns (YAML 1.1 scalars as Go
+ * reads them, see lazy.ts), or `undefined`
  * whenever it meets anything it is not sure about (anchors, tags, folded or multi-line scalars,
  * duplicate keys, odd indentation ...). Callers then fall back to the `yaml` package, so the
  * fast path can only ever be faster, never different. A property test holds it to that.
  */
-import { parse as yamlParse } from 'yaml';
+import { PARSE_OPTIONS, yamlLib } from './lazy.js';
+
+const yamlParse = (src: string, opts: object): unknown => yamlLib().parse(src, opts);
 
 /** Thrown internally when the input leaves the subset; never escapes this module. */
 class Unsure extends Error {}
 const UNSURE = new Unsure();
 
-const YAML11 = { version: '1.1' } as const;
 
 const TRUE_WORDS = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
 const FALSE_WORDS = new Set(['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
@@ -35,7 +37,7 @@ function resolvePlain(text: string): unknown {
     if (numericCache.has(text)) return numericCache.get(text);
     let v: unknown;
     try {
-      v = yamlParse(text, YAML11);
+      v = yamlParse(text, PARSE_OPTIONS);
     } catch {
       throw UNSURE;
     }
@@ -499,5 +501,5 @@ export function fastLoad(src: string): unknown {
 export function loadYaml(src: string): unknown {
   const v = fastLoad(src);
   if (v !== undefined) return v;
-  return yamlParse(src, { version: '1.1', maxAliasCount: 10_000 });
+  return yamlParse(src, PARSE_OPTIONS);
 }

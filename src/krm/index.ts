@@ -6,3 +6,4 @@ export { main, runFunction, helpText, readSpec, API_VERSION, type FunctionDefini
 export { readInput, writeOutput, type ParsedInput } from './resource-list.js';
 export { fastLoad, loadYaml } from './fast-yaml.js';
 export { schemaReference, schemaMarkdown, type JsonSchema } from './schema-doc.js';
+export { lazy, yamlLib, PARSE_OPTIONS } from './lazy.js';

@@ -1,3 +1,4 @@
+import { PARSE_OPTIONS } from './lazy.js';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { Context, GENERATED_BY } from './context.js';
@@ -61,7 +62,7 @@ spec:
     for (const v of ['yes', '0644', 'on', '1:20', "it's", '', 'null']) {
       o.setAnnotation('x', v);
       expect(o.annotations.x).toBe(v);
-      expect((parse(o.body, { version: '1.1' }) as any).metadata.annotations.x).toBe(v);
+      expect((parse(o.body, PARSE_OPTIONS) as any).metadata.annotations.x).toBe(v);
     }
   });
 
@@ -142,7 +143,7 @@ describe('KubeObject.set (property)', () => {
         (data, path, value, indentSeq) => {
           const body = stringify({ apiVersion: 'v1', kind: 'X', ...data }, { version: '1.1', indentSeq });
           const o = item(body);
-          const want = parse(body, { version: '1.1' }) as Record<string, any>;
+          const want = parse(body, PARSE_OPTIONS) as Record<string, any>;
           // what a structural set does: only along mappings
           let cur: any = want;
           for (const seg of path.slice(0, -1)) {
@@ -152,7 +153,7 @@ describe('KubeObject.set (property)', () => {
           }
           cur[path[path.length - 1]!] = value;
           o.set(path, value);
-          expect(parse(o.body, { version: '1.1' })).toEqual(want);
+          expect(parse(o.body, PARSE_OPTIONS)).toEqual(want);
           expect(o.get(path)).toEqual(value);
         },
       ),

@@ -3,6 +3,7 @@
  * functionConfig against the function's schema, run, write the ResourceList, exit 1 on error
  * results. Output is always written, even when the function fails, and logs go to stderr.
  */
+import { readFileSync, writeSync } from 'node:fs';
 import { KrmError, KubeObject } from './kube-object.js';
 import { Context } from './context.js';
 import { readInput, writeOutput, type ParsedInput } from './resource-list.js';
@@ -176,15 +177,34 @@ export function helpText<Spec>(def: FunctionDefinition<Spec>): string {
   ].join('\n');
 }
 
+/**
+ * Reads stdin. Synchronous reads avoid loading Node's stream machinery, which costs more than
+ * the rest of a small run; a non-blocking stdin (EAGAIN) falls back to the stream.
+ */
 async function readStdin(): Promise<string> {
+  try {
+    return readFileSync(0, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+  }
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');
 }
 
-function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
-  return new Promise((resolve) => {
-    if (stream.write(text)) resolve();
+/** Writes to fd 1 or 2 synchronously; falls back to the process stream on EAGAIN. */
+async function write(fd: 1 | 2, text: string): Promise<void> {
+  const buf = Buffer.from(text, 'utf8');
+  let off = 0;
+  try {
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    return;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+  }
+  const stream = fd === 1 ? process.stdout : process.stderr;
+  await new Promise<void>((resolve) => {
+    if (stream.write(buf.subarray(off))) resolve();
     else stream.once('drain', resolve);
   });
 }
@@ -193,17 +213,17 @@ function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
 export async function main<Spec>(def: FunctionDefinition<Spec>): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) {
-    await write(process.stdout, helpText(def) + '\n');
+    await write(1, helpText(def) + '\n');
     return;
   }
   try {
     const input = await readStdin();
     const r = await runFunction(def, input, process.env);
-    await write(process.stdout, r.output);
-    if (r.stderr) await write(process.stderr, r.stderr);
+    await write(1, r.output);
+    if (r.stderr) await write(2, r.stderr);
     process.exitCode = r.exitCode;
   } catch (e) {
-    process.stderr.write(`${def.name}: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    await write(2, `${def.name}: internal error: ${(e as Error).stack ?? String(e)}\n`);
     process.exitCode = 1;
   }
 }

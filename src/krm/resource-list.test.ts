@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
 import { parse, parseAllDocuments, stringify } from 'yaml';
+import { PARSE_OPTIONS } from './lazy.js';
 import { describe, expect, it } from 'vitest';
 import { identity } from '../../test/identity/function.js';
 import { repoRoot, resourceList } from '../../test/golden.js';
@@ -45,13 +46,13 @@ const docText = fc
       case 'indented':
         return stringify(obj, { version: '1.1', indentSeq: true });
       case 'flow-data':
-        return stringify({ ...obj, data: {} }, { version: '1.1' }).replace('data: {}', 'data: ' + JSON.stringify(data));
+        return stringify({ ...obj, data: {} }, PARSE_OPTIONS).replace('data: {}', 'data: ' + JSON.stringify(data));
       case 'js-yaml':
         return dump(obj, { lineWidth: -1 });
       case 'literal':
         return stringify(obj, { version: '1.1', blockQuote: 'literal' });
       case 'anchors':
-        return stringify(obj, { version: '1.1' }).replace(/^metadata:\n  name: (.*)$/m, 'metadata:\n  name: &n $1\n  labels:\n    copy: *n');
+        return stringify(obj, PARSE_OPTIONS).replace(/^metadata:\n  name: (.*)$/m, 'metadata:\n  name: &n $1\n  labels:\n    copy: *n');
       case 'comments':
         return '# head\n' + stringify(obj, { version: '1.1', indentSeq: false }).replace(/\n(\S)/g, '\n# between\n$1') + '# tail\n';
       default:
@@ -87,8 +88,8 @@ describe('ResourceList pass-through', () => {
         const input = resourceList(docs, annotateConfig('example.com/owner', 'team a'));
         const r = await runFunction(identity, input);
         expect(r.exitCode).toBe(0);
-        const out = parse(r.output, { version: '1.1' }) as { items: Record<string, any>[] };
-        const before = docs.map((d) => parse(d, { version: '1.1' }) as Record<string, any>);
+        const out = parse(r.output, PARSE_OPTIONS) as { items: Record<string, any>[] };
+        const before = docs.map((d) => parse(d, PARSE_OPTIONS) as Record<string, any>);
         expect(out.items.length).toBe(before.length);
         out.items.forEach((item, i) => {
           const want = structuredClone(before[i]!);
@@ -127,7 +128,7 @@ describe('ResourceList pass-through', () => {
       const text = readFileSync(f, 'utf8');
       if (parseAllDocuments(text).some((d) => d.errors.length > 0)) continue;
       for (const d of splitStream(text)) {
-        const v = parse(d, { version: '1.1' });
+        const v = parse(d, PARSE_OPTIONS);
         if (v && typeof v === 'object' && !Array.isArray(v) && 'kind' in v) docs.push(d);
       }
     }
@@ -140,7 +141,7 @@ describe('ResourceList pass-through', () => {
     const items = readInput(edited.output).items;
     expect(items.length).toBe(docs.length);
     items.forEach((o, i) => {
-      const want = parse(docs[i]!, { version: '1.1' }) as Record<string, any>;
+      const want = parse(docs[i]!, PARSE_OPTIONS) as Record<string, any>;
       want.metadata = { ...(want.metadata ?? {}), annotations: { ...(want.metadata?.annotations ?? {}), 'a.b/c': 'd' } };
       expect(o.data).toEqual(want);
     });

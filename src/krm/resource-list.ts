@@ -2,7 +2,7 @@
  * Reading and writing `config.kubernetes.io/v1` ResourceLists (and, for people piping files
  * in, plain multi-document YAML streams), keeping every byte of what the function leaves alone.
  */
-import { parseAllDocuments, stringify } from 'yaml';
+import { PARSE_OPTIONS, yamlLib } from './lazy.js';
 import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
 import type { Result } from './results.js';
 import { indentItem, scanResourceList, splitStream } from './scan.js';
@@ -92,7 +92,7 @@ export function readInput(text: string): ParsedInput {
   if (fast) return fast;
 
   // Not the plain layout: parse everything with yaml (flow style, anchors, odd indentation).
-  const docs = parseAllDocuments(text, { version: '1.1' });
+  const docs = yamlLib().parseAllDocuments(text, PARSE_OPTIONS);
   if (!Array.isArray(docs)) return { format: 'stream', items: [], sections: [], seqIndent: 0 };
   docs.forEach((d, i) => {
     if (d.errors.length > 0) throw yamlError(d.errors[0]!, docs.length > 1 ? i : undefined);
@@ -109,7 +109,7 @@ export function readInput(text: string): ParsedInput {
       try {
         body = d.toString(EMIT_OPTIONS);
       } catch {
-        body = stringify((first.items as unknown[])[i], EMIT_OPTIONS); // an alias into another item
+        body = yamlLib().stringify((first.items as unknown[])[i], EMIT_OPTIONS); // an alias into another item
       }
       return KubeObject.fromDocument(body);
     });
@@ -140,7 +140,7 @@ function itemText(o: KubeObject, seqIndent: number): string {
 
 function resultsText(results: Result[]): string {
   if (results.length === 0) return '';
-  return 'results:\n' + stringify(results, EMIT_OPTIONS);
+  return 'results:\n' + yamlLib().stringify(results, EMIT_OPTIONS);
 }
 
 /** Writes the output in the input's format, with `items` as given and `results` appended. */

@@ -4,7 +4,7 @@
  * function only pays for parsing what it reads. Returns `undefined` whenever the layout is
  * not the plain block layout; the caller then parses the whole list with `yaml`.
  */
-import { parseDocument } from 'yaml';
+import { PARSE_OPTIONS, yamlLib } from './lazy.js';
 
 export interface ScannedItem {
   /** comment and blank lines that precede the item's `-` line, verbatim */
@@ -34,7 +34,7 @@ function selfContained(item: ScannedItem, seqIndent: number): boolean {
   for (const m of item.raw.matchAll(ALIAS_G)) if (!anchors.has(m[1])) unmatched = true;
   if (!unmatched) return true;
   // the tokens may sit in a block scalar or a quoted string: ask the real parser
-  const doc = parseDocument(dedentItem(item.raw, seqIndent), { version: '1.1' });
+  const doc = yamlLib().parseDocument(dedentItem(item.raw, seqIndent), PARSE_OPTIONS);
   try {
     doc.toJS({ maxAliasCount: 10_000 }); // throws on an alias whose anchor is elsewhere
   } catch {

@@ -1,0 +1,44 @@
+/**
+ * Loading heavy modules on first use. Cold start matters (kustomize starts every function on
+ * every build), and a bundle's top level should do next to nothing: the `yaml` package alone
+ * costs ~5 ms to initialise, undici far more. Write the `require('pkg')` literally in the thunk
+ * so that esbuild bundles the package and initialises it only when the thunk runs; outside the
+ * bundle (ESM under vitest/tsx, where `require` does not exist) it falls back to createRequire.
+ *
+ *   const undici = lazy(() => require('undici') as typeof import('undici'), 'undici', import.meta.url);
+ *   undici().request(...)
+ */
+import { createRequire } from 'node:module';
+
+export function lazy<T>(thunk: () => T, specifier: string, importMetaUrl: string | undefined): () => T {
+  let value: T | undefined;
+  let loaded = false;
+  return () => {
+    if (!loaded) {
+      if (typeof require === 'function') value = thunk();
+      else value = createRequire(importMetaUrl ?? import.meta.url)(specifier) as T;
+      loaded = true;
+    }
+    return value as T;
+  };
+}
+
+/** The `yaml` package, loaded on first use. */
+export const yamlLib = lazy(() => require('yaml') as typeof import('yaml'), 'yaml', import.meta.url);
+
+type YamlTags = import('yaml').Tags;
+
+/**
+ * How items are parsed: YAML 1.1 scalars (`yes`, `on`, `0644`) as the Go YAML libraries that
+ * kubectl, kustomize and kpt use read them, but without the two 1.1 types those libraries never
+ * implemented: base-60 numbers (so `52:54:00:00:01:00` stays a MAC address, not an integer)
+ * and timestamps (dates stay strings, as Go decodes them into interface{}).
+ */
+export const PARSE_OPTIONS = {
+  version: '1.1' as const,
+  customTags: (tags: YamlTags): YamlTags =>
+    tags.filter(
+      (t) => typeof t !== 'object' || ((t as { format?: string }).format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp'),
+    ),
+  maxAliasCount: 10_000,
+};
