@@ -185,7 +185,7 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
 }
 
 
-const AMBIGUOUS = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|[-+]?0[0-7]+|[-+]?\d[\d_]*_[\d_]*|[-+]?\d+(?::[0-5]?\d)+(?:\.\d*)?)$/;
+const AMBIGUOUS = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|[-+]?0[0-7]+|[-+]?\d[\d_]*_[\d_]*|[-+]?\d+(?::[0-5]?\d){1,2}(?:\.\d*)?)$/;
 const KEY_LINE = /^( *)((?:- +)*)((?:"[^"]*"|'[^']*'|[^\s#'"-][^:#]*?|-[^\s:#][^:#]*?)):(?: +(.*?))?\s*$/;
 const SEQ_LINE = /^( *)((?:- +)+)(.*?)\s*$/;
 
