@@ -35,6 +35,23 @@ for (const fn of existsSync(functionsDir) ? readdirSync(functionsDir) : []) {
   if (existsSync(hook)) execFileSync(process.execPath, [hook], { stdio: 'inherit', cwd: root });
 }
 
+/**
+ * ajv's standalone ESM output still `require()`s its small runtime helpers (ucs2length for
+ * minLength, equal for enum/const...): turn those into imports so the module loads as ESM
+ * (vitest, tsx) and bundles (esbuild). `__cjs` gives the CommonJS exports object either way.
+ */
+function esmRuntimeImports(code) {
+  const names = new Map();
+  const body = code.replace(/require\("(ajv\/dist\/runtime\/[a-z0-9_/]+)"\)/gi, (_, spec) => {
+    if (!names.has(spec)) names.set(spec, `__ajv_rt${names.size}`);
+    return `__cjs(${names.get(spec)})`;
+  });
+  if (names.size === 0) return code;
+  const imports = [...names].map(([spec, id]) => `import * as ${id} from "${spec}.js";`).join('\n');
+  const helper = 'const __cjs = (m) => (m && m.default && m.default.default !== undefined ? m.default : m);';
+  return body.replace(/^"use strict";/, `"use strict";${imports}\n${helper}\n`);
+}
+
 // 2. X.schema.json -> generated/X.validate.js (+ .d.ts): no schema compilation at start-up
 let schemas = 0;
 for (const file of [...walk(join(root, 'src')), ...walk(functionsDir), ...walk(join(root, 'test/identity'))]) {
@@ -45,7 +62,7 @@ for (const file of [...walk(join(root, 'src')), ...walk(functionsDir), ...walk(j
   const outDir = join(dirname(file), 'generated');
   mkdirSync(outDir, { recursive: true });
   const name = basename(file, '.schema.json');
-  const code = standaloneCode(ajv, validate);
+  const code = esmRuntimeImports(standaloneCode(ajv, validate));
   const target = join(outDir, `${name}.validate.js`);
   if (!existsSync(target) || readFileSync(target, 'utf8') !== code) writeFileSync(target, code);
   const dts = `import type { CompiledValidator } from '${relative(outDir, join(root, 'src/krm/main.js')).replace(/\\/g, '/')}';\ndeclare const validate: CompiledValidator;\nexport default validate;\n`;
