@@ -1,0 +1,393 @@
+/**
+ * Builds the cross-site report from loaded sites. Every rule and parser comes from
+ * intent-validate's library (`analyse`: certificates, hosts with hardware and profiles,
+ * encryption and BMC findings, capacity per role); this module only gathers, compares across
+ * sites and sorts.
+ */
+import type { KubeObject } from '../krm/index.js';
+import { analyse, type Analysis, type HostFact, type IntentValidateSpec } from '../../functions/intent-validate/analyse.js';
+import { loadCrypto } from '../../functions/intent-validate/certificates.js';
+import { divergence, type SiteInput, type ValueClass } from './divergence.js';
+import type { Site } from './load.js';
+import {
+  REPORT_API_VERSION,
+  REPORT_KIND,
+  type CapacityRow,
+  type CertificateRow,
+  type CertStatus,
+  type HardwareMix,
+  type HostRow,
+  type Report,
+  type ResourceId,
+  type SecurityRow,
+  type SiteSummary,
+  type Threshold,
+  type WorkloadRow,
+} from './model.js';
+
+export const THRESHOLDS = ['expired-certs', 'expiring-certs', 'unencrypted-secrets', 'insecure-bmc', 'divergence', 'unmatched-hosts', 'over-capacity', 'errors'] as const;
+export type ThresholdName = (typeof THRESHOLDS)[number];
+
+export interface ReportOptions {
+  /** RFC 3339; certificate days-left are computed against it */
+  now: string;
+  reference?: string;
+  roleLabel: string;
+  ignoreFields: string[];
+  ignoreValues: ValueClass[];
+  defaultIgnores: boolean;
+  failOn: ThresholdName[];
+  intent: IntentValidateSpec;
+}
+
+const SECURITY_RULES = new Set(['encryption', 'insecure-tls', 'plain-http-bmc']);
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
+
+function cmp(a: string | number | undefined, b: string | number | undefined): number {
+  if (a === b) return 0;
+  if (a === undefined) return 1;
+  if (b === undefined) return -1;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return String(a) < String(b) ? -1 : 1;
+}
+
+function resId(r: { apiVersion: string; kind: string; name: string; namespace?: string }): ResourceId {
+  const o: ResourceId = { apiVersion: r.apiVersion, kind: r.kind, name: r.name };
+  if (r.namespace) o.namespace = r.namespace;
+  return o;
+}
+
+function safe(o: KubeObject): Obj | undefined {
+  try {
+    return o.data;
+  } catch {
+    return undefined;
+  }
+}
+
+function sizeText(bytes: number | undefined): string {
+  if (bytes === undefined) return '?';
+  if (bytes >= 1e12) return `${Math.round(bytes / 1e11) / 10}TB`;
+  return `${Math.round(bytes / 1e9)}GB`;
+}
+
+/** The BIOS version of a host, read from the document its hardware came from. */
+function biosVersion(h: HostFact, site: Site): string | undefined {
+  const src = h.hardwareSource;
+  if (!src) return undefined;
+  if (src === 'BareMetalHost status.hardware') return str(h.object.get('status.hardware.firmware.bios.version'));
+  const m = /^(HardwareData|HardwareInventory) (.+)$/.exec(src);
+  if (!m) return undefined;
+  const doc = site.objects.find((o) => o.kind === m[1] && o.name === m[2] && (m[1] === 'HardwareInventory' || o.namespace === h.namespace));
+  if (!doc) return undefined;
+  return m[1] === 'HardwareData' ? str(doc.get('spec.hardware.firmware.bios.version')) : str(doc.get('spec.system.biosVersion'));
+}
+
+function hostRow(site: Site, h: HostFact, roleLabel: string): HostRow {
+  const hw = h.hardware;
+  const disks = new Map<string, number>();
+  for (const d of hw?.disks ?? []) {
+    const k = `${d.type ?? (d.rotational ? 'HDD' : 'disk')} ${sizeText(d.sizeBytes)}`;
+    disks.set(k, (disks.get(k) ?? 0) + 1);
+  }
+  const row: HostRow = {
+    site: site.name,
+    name: h.name,
+    kind: h.kind,
+    disks: [...disks].sort((a, b) => cmp(a[0], b[0])).map(([k, n]) => `${n}x ${k}`),
+    diskCount: hw?.disks.length ?? 0,
+    nicCount: hw?.nics.length ?? 0,
+    profiles: h.profiles.map((p) => ({ kind: p.kind, name: p.name, matched: p.matched, failures: [...p.failures] })).sort((a, b) => cmp(a.name, b.name) || cmp(a.kind, b.kind)),
+    profileStatus: 'none',
+  };
+  if (h.namespace) row.namespace = h.namespace;
+  const role = h.labels[roleLabel];
+  if (role) row.role = role;
+  if (h.hardwareSource) row.hardwareSource = h.hardwareSource;
+  if (hw?.manufacturer) row.manufacturer = hw.manufacturer;
+  if (hw?.productName) row.model = hw.productName;
+  if (hw?.cpuArch) row.cpuArch = hw.cpuArch;
+  if (hw?.cpuCount !== undefined) row.cpuCount = hw.cpuCount;
+  if (hw?.cpuMHz !== undefined) row.cpuMHz = hw.cpuMHz;
+  if (hw?.ramMiB !== undefined) row.ramMiB = hw.ramMiB;
+  const bios = biosVersion(h, site);
+  if (bios) row.biosVersion = bios;
+  if (row.profiles.length === 0) row.profileStatus = 'none';
+  else if (!hw) row.profileStatus = 'no-inventory';
+  else row.profileStatus = row.profiles.every((p) => p.matched) ? 'matched' : 'mismatch';
+  return row;
+}
+
+function workloadVersion(o: KubeObject): string | undefined {
+  const d = safe(o);
+  if (!d) return undefined;
+  const spec = isObj(d.spec) ? d.spec : {};
+  switch (o.kind) {
+    case 'HelmRelease': {
+      const c = isObj(spec.chart) && isObj(spec.chart.spec) ? spec.chart.spec : undefined;
+      if (c) return `${str(c.chart) ?? '?'}@${str(c.version) ?? '*'}`;
+      const ref = isObj(spec.chartRef) ? spec.chartRef : undefined;
+      return ref ? `${str(ref.kind) ?? '?'}/${str(ref.name) ?? '?'}` : '?';
+    }
+    case 'Kustomization': {
+      const src = isObj(spec.sourceRef) ? `${str(spec.sourceRef.kind) ?? '?'}/${str(spec.sourceRef.name) ?? '?'}` : '?';
+      return `${str(spec.path) ?? '.'} (${src})${spec.suspend === true ? ' suspended' : ''}`;
+    }
+    case 'GitRepository': {
+      const ref = isObj(spec.ref) ? spec.ref : {};
+      const r = str(ref.tag) ?? str(ref.semver) ?? str(ref.commit) ?? str(ref.branch) ?? str(ref.name) ?? '';
+      return `${str(spec.url) ?? '?'}${r ? '@' + r : ''}`;
+    }
+    case 'HelmRepository':
+    case 'OCIRepository':
+      return str(spec.url) ?? '?';
+    default: {
+      const tpl = o.kind === 'Pod' ? spec : isObj(spec.template) && isObj(spec.template.spec) ? spec.template.spec : {};
+      const images: string[] = [];
+      for (const k of ['initContainers', 'containers'])
+        for (const c of Array.isArray(tpl[k]) ? (tpl[k] as unknown[]) : []) if (isObj(c) && str(c.image)) images.push(str(c.image)!);
+      const replicas = typeof spec.replicas === 'number' ? ` x${spec.replicas}` : '';
+      return `${images.join(', ') || '?'}${replicas}`;
+    }
+  }
+}
+
+const WORKLOAD_KINDS: Record<string, string | undefined> = {
+  HelmRelease: 'helm.toolkit.fluxcd.io',
+  Kustomization: 'kustomize.toolkit.fluxcd.io',
+  GitRepository: 'source.toolkit.fluxcd.io',
+  HelmRepository: 'source.toolkit.fluxcd.io',
+  OCIRepository: 'source.toolkit.fluxcd.io',
+  Deployment: 'apps',
+  StatefulSet: 'apps',
+  DaemonSet: 'apps',
+};
+
+function certStatus(c: { notBefore: string; notAfter: string; daysLeft: number }, now: number, warnDays: number): CertStatus {
+  if (Date.parse(c.notAfter) < now) return 'expired';
+  if (Date.parse(c.notBefore) > now) return 'not-yet-valid';
+  if (c.daysLeft < warnDays) return 'expiring';
+  return 'ok';
+}
+
+export async function buildReport(sites: readonly Site[], opts: ReportOptions): Promise<Report> {
+  const now = Date.parse(opts.now);
+  const warnDays = opts.intent.certificates?.warnDays ?? 30;
+  const spec: IntentValidateSpec = {
+    ...opts.intent,
+    now: opts.now,
+    rules: { schema: { severity: 'off' }, 'schema-unknown-field': { severity: 'off' }, 'yaml-ambiguous': { severity: 'off' }, ...opts.intent.rules },
+  };
+  await loadCrypto();
+
+  const summaries: SiteSummary[] = [];
+  const certificates: CertificateRow[] = [];
+  const hosts: HostRow[] = [];
+  const security: SecurityRow[] = [];
+  const capacity: CapacityRow[] = [];
+  const inputs: SiteInput[] = [];
+  const workloadMap = new Map<string, { kind: string; name: string; namespace?: string; versions: Map<string, string> }>();
+  let errors = 0;
+  let capacityFindings = 0;
+
+  for (const site of sites) {
+    const a: Analysis = await analyse(site.objects, spec);
+    const fileOf = new Map<string, string>();
+    for (const [o, f] of site.files) fileOf.set(`${o.kind}|${o.namespace ?? ''}|${o.name}`, f);
+
+    for (const c of a.facts.certificates) {
+      const row: CertificateRow = {
+        site: site.name,
+        resource: resId(c.resource),
+        field: c.field + (c.index > 0 ? `[${c.index}]` : ''),
+        subject: c.subject,
+        issuer: c.issuer,
+        notBefore: c.notBefore,
+        notAfter: c.notAfter,
+        daysLeft: c.daysLeft,
+        status: certStatus(c, now, warnDays),
+      };
+      const file = fileOf.get(`${c.resource.kind}|${c.resource.namespace ?? ''}|${c.resource.name}`) ?? c.file;
+      if (file) row.file = file;
+      certificates.push(row);
+    }
+
+    const siteHosts = a.facts.hosts.map((h) => hostRow(site, h, opts.roleLabel));
+    hosts.push(...siteHosts);
+
+    const rules: Record<string, number> = {};
+    for (const f of a.findings) {
+      rules[f.rule] = (rules[f.rule] ?? 0) + 1;
+      if (f.severity === 'error') errors++;
+      if (f.rule === 'capacity-hosts' || f.rule === 'capacity-resources') capacityFindings++;
+      if (!SECURITY_RULES.has(f.rule)) continue;
+      const row: SecurityRow = { site: site.name, rule: f.rule, severity: f.severity, message: f.message };
+      if (f.object) row.resource = resId(f.object.ref());
+      if (f.field) row.field = f.field;
+      security.push(row);
+    }
+
+    // capacity: the roles of intent.capacity when configured (requests need their nodeSelector),
+    // otherwise hosts grouped by the role label with their summed hardware
+    const configured = opts.intent.capacity?.roles ?? [];
+    if (configured.length > 0) {
+      for (const r of a.facts.roles) {
+        const members = a.facts.hosts.filter((h) => r.hosts.includes(h.name));
+        const row: CapacityRow = {
+          site: site.name,
+          role: r.name,
+          hosts: r.hosts.length,
+          wanted: r.wanted,
+          hostsWithoutInventory: members.filter((h) => h.hardware?.cpuCount === undefined || h.hardware?.ramMiB === undefined).length,
+          over: false,
+        };
+        if (r.cpuCapacity !== undefined) row.cpuAvailable = r.cpuCapacity;
+        if (r.memoryCapacityMiB !== undefined) row.memoryAvailableMiB = r.memoryCapacityMiB;
+        const roleCfg = configured.find((c) => c.name === r.name);
+        if (roleCfg?.nodeSelector && Object.keys(roleCfg.nodeSelector).length > 0) {
+          row.cpuRequested = r.cpuRequested;
+          row.memoryRequestedMiB = r.memoryRequestedMiB;
+        }
+        const enough = r.domains !== undefined ? r.domains >= r.wanted : r.hosts.length >= r.wanted;
+        row.over =
+          !enough ||
+          (row.cpuAvailable !== undefined && (row.cpuRequested ?? 0) > row.cpuAvailable) ||
+          (row.memoryAvailableMiB !== undefined && (row.memoryRequestedMiB ?? 0) > row.memoryAvailableMiB);
+        capacity.push(row);
+      }
+    } else {
+      const byRole = new Map<string, HostFact[]>();
+      for (const h of a.facts.hosts) {
+        const role = h.labels[opts.roleLabel] ?? '(no role)';
+        byRole.set(role, [...(byRole.get(role) ?? []), h]);
+      }
+      for (const [role, list] of byRole) {
+        const known = list.filter((h) => h.hardware?.cpuCount !== undefined && h.hardware?.ramMiB !== undefined);
+        const row: CapacityRow = { site: site.name, role, hosts: list.length, hostsWithoutInventory: list.length - known.length, over: false };
+        if (known.length > 0) {
+          row.cpuAvailable = known.reduce((s, h) => s + h.hardware!.cpuCount!, 0);
+          row.memoryAvailableMiB = known.reduce((s, h) => s + h.hardware!.ramMiB!, 0);
+        }
+        capacity.push(row);
+      }
+    }
+
+    for (const o of site.objects) {
+      const group = WORKLOAD_KINDS[o.kind];
+      if (group === undefined || o.group !== group) continue;
+      const key = `${o.kind}|${o.namespace ?? ''}|${o.name}`;
+      let w = workloadMap.get(key);
+      if (!w) {
+        w = { kind: o.kind, name: o.name, versions: new Map() };
+        if (o.namespace) w.namespace = o.namespace;
+        workloadMap.set(key, w);
+      }
+      w.versions.set(site.name, workloadVersion(o) ?? '?');
+    }
+
+    const hostObjects = new Map<KubeObject, Record<string, string | number | undefined>>();
+    for (const h of a.facts.hosts) {
+      const r = siteHosts.find((x) => x.name === h.name && x.kind === h.kind && x.namespace === h.namespace)!;
+      hostObjects.set(h.object, {
+        model: r.manufacturer || r.model ? `${r.manufacturer ?? '?'} ${r.model ?? '?'}` : undefined,
+        cpu: r.cpuCount !== undefined ? `${r.cpuCount}x ${r.cpuArch ?? '?'}` : undefined,
+        ramMiB: r.ramMiB,
+        disks: r.disks.length ? r.disks.join(', ') : undefined,
+        nics: r.hardwareSource ? r.nicCount : undefined,
+        bios: r.biosVersion,
+        profiles: r.profiles.length ? r.profiles.map((p) => `${p.name}: ${p.matched ? 'matched' : 'mismatch'}`).join(', ') : undefined,
+      });
+    }
+    inputs.push({ name: site.name, objects: site.objects, hosts: a.facts.hosts, hostFields: hostObjects });
+
+    summaries.push({
+      name: site.name,
+      source: site.source,
+      mode: site.mode,
+      objects: site.objects.length,
+      hosts: a.facts.hosts.length,
+      certificates: a.facts.certificates.length,
+      encryptedDocuments: site.objects.filter((o) => isObj(safe(o)?.sops)).length,
+      findings: { ...a.counts },
+      rules: Object.fromEntries(Object.entries(rules).sort((x, y) => cmp(x[0], y[0]))),
+      skipped: [...site.skipped],
+    });
+  }
+
+  const siteNames = sites.map((s) => s.name);
+  const siteIndex = new Map(siteNames.map((n, i) => [n, i]));
+  const bySite = (a: { site: string }, b: { site: string }): number => siteIndex.get(a.site)! - siteIndex.get(b.site)!;
+
+  certificates.sort(
+    (a, b) => a.daysLeft - b.daysLeft || bySite(a, b) || cmp(a.resource.kind, b.resource.kind) || cmp(a.resource.name, b.resource.name) || cmp(a.field, b.field) || cmp(a.subject, b.subject),
+  );
+  hosts.sort((a, b) => bySite(a, b) || cmp(a.role ?? '~', b.role ?? '~') || cmp(a.name, b.name) || cmp(a.kind, b.kind));
+  security.sort((a, b) => bySite(a, b) || cmp(a.rule, b.rule) || cmp(a.resource?.kind, b.resource?.kind) || cmp(a.resource?.name, b.resource?.name) || cmp(a.field, b.field) || cmp(a.message, b.message));
+  capacity.sort((a, b) => bySite(a, b) || cmp(a.role, b.role));
+
+  const mixMap = new Map<string, HardwareMix>();
+  for (const h of hosts) {
+    const model = h.manufacturer || h.model ? `${h.manufacturer ?? '?'} ${h.model ?? '?'}` : 'unknown';
+    const k = `${h.site}|${model}`;
+    const m = mixMap.get(k);
+    if (m) m.hosts++;
+    else mixMap.set(k, { site: h.site, model, hosts: 1 });
+  }
+  const mix = [...mixMap.values()].sort((a, b) => bySite(a, b) || cmp(a.model, b.model));
+
+  const siteRes = siteNames.map((n) => (n.length >= 3 ? new RegExp(n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g') : undefined));
+  const workloads: WorkloadRow[] = [...workloadMap.values()]
+    .map((w) => {
+      const versions: Record<string, string | null> = {};
+      const masked = new Set<string | null>();
+      siteNames.forEach((n, i) => {
+        const v = w.versions.get(n) ?? null;
+        versions[n] = v;
+        masked.add(v !== null && siteRes[i] && opts.ignoreValues.includes('site-name') ? v.replace(siteRes[i]!, '<site>') : v);
+      });
+      const row: WorkloadRow = { kind: w.kind, name: w.name, versions, differs: masked.size > 1 };
+      if (w.namespace) row.namespace = w.namespace;
+      return row;
+    })
+    .sort((a, b) => cmp(a.kind, b.kind) || cmp(a.namespace ?? '', b.namespace ?? '') || cmp(a.name, b.name));
+
+  const div = divergence(inputs, {
+    reference: opts.reference,
+    roleLabel: opts.roleLabel,
+    ignoreFields: opts.ignoreFields,
+    ignoreValues: opts.ignoreValues,
+    defaultIgnores: opts.defaultIgnores,
+  });
+
+  const counts: Record<ThresholdName, number> = {
+    'expired-certs': certificates.filter((c) => c.status === 'expired').length,
+    'expiring-certs': certificates.filter((c) => c.status === 'expiring').length,
+    'unencrypted-secrets': security.filter((s) => s.rule === 'encryption').length,
+    'insecure-bmc': security.filter((s) => s.rule === 'insecure-tls' || s.rule === 'plain-http-bmc').length,
+    divergence: div.length,
+    'unmatched-hosts': hosts.filter((h) => h.profileStatus === 'mismatch' || h.profileStatus === 'no-inventory').length,
+    'over-capacity': Math.max(capacityFindings, capacity.filter((c) => c.over).length),
+    errors,
+  };
+  const thresholds: Threshold[] = THRESHOLDS.map((name) => ({ name, broken: opts.failOn.includes(name) && counts[name] > 0, count: counts[name] }));
+
+  const report: Report = {
+    apiVersion: REPORT_API_VERSION,
+    kind: REPORT_KIND,
+    now: new Date(now).toISOString().replace('.000Z', 'Z'),
+    sites: summaries,
+    certificates,
+    hardware: { hosts, mix },
+    divergence: div,
+    workloads,
+    security,
+    capacity,
+    thresholds,
+  };
+  if (opts.reference) report.reference = opts.reference;
+  return report;
+}
+

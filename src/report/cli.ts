@@ -1,0 +1,217 @@
+/**
+ * `baremetal-krm report <site>...`: one report across many sites. `reportMain(argv)` returns the
+ * exit code: 0, 1 when a --fail-on threshold is broken, 2 on a usage or input error.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadYaml } from '../krm/index.js';
+import type { IntentValidateSpec } from '../../functions/intent-validate/analyse.js';
+import validateIntentSpec from '../../functions/intent-validate/generated/spec.validate.js';
+import validateConfig from './generated/config.validate.js';
+import { buildReport, THRESHOLDS, type ReportOptions, type ThresholdName } from './build.js';
+import type { ValueClass } from './divergence.js';
+import { loadSite, parseSiteArg, SiteError, type Site } from './load.js';
+import { REPORT_API_VERSION, REPORT_KIND, type Report } from './model.js';
+import { renderHtml } from './render-html.js';
+import { renderMarkdown, renderText } from './render-text.js';
+
+export const REPORT_HELP = `baremetal-krm report [options] SITE...
+
+One report across many sites: certificates (sorted by days left), hardware per site and overall
+(hosts that match none of their profiles), divergence between sites (hosts matched by role and
+profile; addresses, MACs, serials and names ignored), workloads side by side, security
+(plaintext secrets, insecure BMC settings) and capacity per role. The rules are
+intent-validate's.
+
+SITE is a folder of rendered YAML (read recursively), a rendered YAML file, or a folder with a
+kustomization.yaml (built with \`kubectl kustomize\` first; KUBECTL overrides the binary).
+Name a site with NAME=PATH; the default name is the folder or file name.
+
+Options:
+  --format text|json|markdown|html   output (default text); json follows the documented schema
+  --output FILE                      write there instead of stdout
+  --reference NAME                   compare every site against this one
+  --fail-on LIST                     exit 1 when one of these is found (comma-separated):
+                                     ${THRESHOLDS.join(', ')}
+  --now TIME                         evaluate certificates at TIME (RFC 3339; env BAREMETAL_KRM_NOW)
+  --warn-days N                      certificates expiring within N days are "expiring" (default 30)
+  --role-label KEY                   host label naming the role (default airshipit.org/k8s-role)
+  --ignore LIST                      more fields to ignore in divergence (comma-separated globs:
+                                     spec.interval, **.tag, HelmRelease:spec.values.**)
+  --no-default-ignores               compare addresses, MACs, serials, status, annotations too
+  --config FILE                      a CrossSiteReport document (see src/report/README.md)
+  --max-rows N                       rows per table in the text output (default 25, 0: all)
+
+Exit codes: 0 done, 1 a --fail-on threshold is broken, 2 bad arguments or unreadable site.
+`;
+
+const WITH_VALUE = ['format', 'output', 'reference', 'fail-on', 'now', 'warn-days', 'role-label', 'ignore', 'config', 'max-rows'];
+const FLAGS = ['help', 'no-default-ignores'];
+
+interface Args {
+  flags: Set<string>;
+  options: Map<string, string[]>;
+  positional: string[];
+}
+
+function parse(argv: string[]): Args {
+  const a: Args = { flags: new Set(), options: new Map(), positional: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const x = argv[i]!;
+    if (x === '--') {
+      a.positional.push(...argv.slice(i + 1));
+      break;
+    }
+    if (x === '-h') {
+      a.flags.add('help');
+      continue;
+    }
+    if (!x.startsWith('--')) {
+      a.positional.push(x);
+      continue;
+    }
+    const eq = x.indexOf('=');
+    const name = eq > 0 ? x.slice(2, eq) : x.slice(2);
+    if (WITH_VALUE.includes(name)) {
+      const v = eq > 0 ? x.slice(eq + 1) : argv[++i];
+      if (v === undefined) throw new UsageError(`--${name} needs a value`);
+      a.options.set(name, [...(a.options.get(name) ?? []), v]);
+    } else if (FLAGS.includes(name)) a.flags.add(name);
+    else throw new UsageError(`unknown option --${name}`);
+  }
+  return a;
+}
+
+class UsageError extends Error {}
+
+interface ConfigSpec {
+  reference?: string;
+  roleLabel?: string;
+  divergence?: { ignoreFields?: string[]; ignoreValues?: ValueClass[]; defaultIgnores?: boolean };
+  failOn?: ThresholdName[];
+  intent?: IntentValidateSpec;
+}
+
+function ajvText(errors: { instancePath: string; message?: string; params?: Record<string, unknown> }[] | null | undefined, prefix: string): string {
+  return (errors ?? [])
+    .map((e) => {
+      const field = prefix + e.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.');
+      const extra = e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as unknown[]).join(', ')})` : e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : '';
+      return `${field}: ${e.message ?? 'invalid'}${extra}`;
+    })
+    .join('; ');
+}
+
+export function readConfig(path: string): ConfigSpec {
+  let doc: unknown;
+  try {
+    doc = loadYaml(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new UsageError(`--config ${path}: ${(e as Error).message.split('\n')[0]}`);
+  }
+  const d = doc as { apiVersion?: unknown; kind?: unknown; spec?: unknown } | null;
+  if (!d || d.kind !== REPORT_KIND || d.apiVersion !== REPORT_API_VERSION)
+    throw new UsageError(`--config ${path}: expected apiVersion ${REPORT_API_VERSION}, kind ${REPORT_KIND}`);
+  const spec = d.spec ?? {};
+  if (!validateConfig(spec)) throw new UsageError(`--config ${path}: ${ajvText(validateConfig.errors, 'spec')}`);
+  const s = spec as ConfigSpec;
+  if (s.intent !== undefined && !validateIntentSpec(s.intent)) throw new UsageError(`--config ${path}: ${ajvText(validateIntentSpec.errors, 'spec.intent')}`);
+  return s;
+}
+
+function list(values: string[] | undefined): string[] {
+  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+}
+
+export function render(report: Report, format: string, maxRows: number): string {
+  switch (format) {
+    case 'json':
+      return JSON.stringify(report, null, 2) + '\n';
+    case 'markdown':
+    case 'md':
+      return renderMarkdown(report);
+    case 'html':
+      return renderHtml(report);
+    default:
+      return renderText(report, { maxRows });
+  }
+}
+
+export async function reportMain(argv: string[], io: { out: (s: string) => void; err: (s: string) => void } = { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) }): Promise<number> {
+  let args: Args;
+  let opts: ReportOptions;
+  let format: string;
+  let maxRows: number;
+  try {
+    args = parse(argv);
+    if (args.flags.has('help')) {
+      io.out(REPORT_HELP);
+      return 0;
+    }
+    const one = (k: string): string | undefined => args.options.get(k)?.at(-1);
+    const cfg = one('config') ? readConfig(one('config')!) : {};
+    format = one('format') ?? 'text';
+    if (!['text', 'json', 'markdown', 'md', 'html'].includes(format)) throw new UsageError(`--format ${format}: use text, json, markdown or html`);
+    const nowText = one('now') ?? process.env.BAREMETAL_KRM_NOW ?? cfg.intent?.now ?? new Date().toISOString();
+    if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(nowText) || Number.isNaN(Date.parse(nowText)))
+      throw new UsageError(`--now ${nowText}: use an RFC 3339 time such as 2024-01-31T00:00:00Z`);
+    const failOn = [...(cfg.failOn ?? []), ...list(args.options.get('fail-on'))];
+    for (const f of failOn) if (!(THRESHOLDS as readonly string[]).includes(f)) throw new UsageError(`--fail-on ${f}: unknown threshold; use ${THRESHOLDS.join(', ')}`);
+    const intent: IntentValidateSpec = { ...(cfg.intent ?? {}) };
+    const wd = one('warn-days');
+    if (wd !== undefined) {
+      if (!/^\d+$/.test(wd)) throw new UsageError(`--warn-days ${wd}: use a whole number of days`);
+      intent.certificates = { ...intent.certificates, warnDays: Number(wd) };
+    }
+    const mr = one('max-rows') ?? '25';
+    if (!/^\d+$/.test(mr)) throw new UsageError(`--max-rows ${mr}: use a whole number (0: all rows)`);
+    maxRows = Number(mr);
+    opts = {
+      now: nowText,
+      reference: one('reference') ?? cfg.reference,
+      roleLabel: one('role-label') ?? cfg.roleLabel ?? 'airshipit.org/k8s-role',
+      ignoreFields: [...(cfg.divergence?.ignoreFields ?? []), ...list(args.options.get('ignore'))],
+      ignoreValues: cfg.divergence?.ignoreValues ?? ['mac', 'ip', 'site-name'],
+      defaultIgnores: args.flags.has('no-default-ignores') ? false : (cfg.divergence?.defaultIgnores ?? true),
+      failOn: [...new Set(failOn)] as ThresholdName[],
+      intent,
+    };
+    if (args.positional.length === 0) throw new UsageError('no site given: pass one or more folders of rendered YAML, YAML files or kustomization folders');
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`baremetal-krm report: ${e.message}\n\nRun \`baremetal-krm report --help\` for the options.\n`);
+      return 2;
+    }
+    throw e;
+  }
+
+  const sites: Site[] = [];
+  const names = new Set<string>();
+  try {
+    for (const a of args.positional) {
+      const { name, path } = parseSiteArg(a);
+      if (names.has(name)) throw new SiteError(`two sites are named ${name}: name them with NAME=PATH (e.g. ${name}-2=${path})`);
+      names.add(name);
+      sites.push(loadSite(name, path));
+    }
+  } catch (e) {
+    if (e instanceof SiteError) {
+      io.err(`baremetal-krm report: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  if (opts.reference && !names.has(opts.reference)) {
+    io.err(`baremetal-krm report: --reference ${opts.reference} is not one of the sites (${[...names].join(', ')})\n`);
+    return 2;
+  }
+  for (const s of sites) for (const sk of s.skipped) io.err(`baremetal-krm report: site ${s.name}: skipped ${sk}\n`);
+
+  const report = await buildReport(sites, opts);
+  const text = render(report, format, maxRows);
+  const output = args.options.get('output')?.at(-1);
+  if (output) writeFileSync(output, text);
+  else io.out(text);
+  const broken = report.thresholds.filter((t) => t.broken);
+  for (const t of broken) io.err(`baremetal-krm report: threshold broken: --fail-on ${t.name} (${t.count})\n`);
+  return broken.length ? 1 : 0;
+}

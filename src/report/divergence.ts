@@ -1,0 +1,280 @@
+/**
+ * Intent-aware divergence between sites. Resources are matched by kind + name; hosts by role and
+ * hardware profile (the n-th worker of one site against the n-th worker of another), and the
+ * Secrets a host references by that host. Values meant to differ per site are ignored: built-in
+ * fields (addresses, MACs, serials, credentials names, status, annotations) plus configured
+ * globs, and MACs, IPs and the site's own name are masked inside strings before comparing.
+ * Secret values and key material are never compared by value or shown: only their presence.
+ */
+import type { KubeObject } from '../krm/index.js';
+import type { HostFact } from '../../functions/intent-validate/analyse.js';
+import type { DivergenceEntry, DivergenceField } from './model.js';
+
+export type ValueClass = 'mac' | 'ip' | 'site-name';
+
+export interface DivergenceOptions {
+  reference?: string;
+  roleLabel: string;
+  ignoreFields: string[];
+  ignoreValues: ValueClass[];
+  defaultIgnores: boolean;
+}
+
+/** The per-site fields ignored unless `defaultIgnores: false`. */
+export const DEFAULT_IGNORES: readonly string[] = [
+  'metadata.namespace',
+  'metadata.annotations',
+  'metadata.uid',
+  'metadata.resourceVersion',
+  'metadata.generation',
+  'metadata.creationTimestamp',
+  'metadata.managedFields',
+  'status',
+  'sops',
+  'BareMetalHost:spec.bmc.address',
+  'BareMetalHost:spec.bmc.credentialsName',
+  'BareMetalHost:spec.bootMACAddress',
+  'BareMetalHost:spec.networkData',
+  'BareMetalHost:spec.userData',
+  'BareMetalHost:spec.metaData',
+  'BareMetalHost:spec.consumerRef',
+  'BareMetalHost:spec.image',
+  'KubeConfig:config.clusters.*.cluster.server',
+  '**.serialNumber',
+  '**.serviceTag',
+  '**.uuid',
+  '**.macAddress',
+  '**.macAddresses',
+  '**.mac',
+  '**.ipAddresses',
+  '**.ip_address',
+  '**.ethernet_mac_address',
+  '**.bmcAddress',
+  '**.certificate-authority-data',
+  '**.client-certificate-data',
+  '**.client-key-data',
+];
+
+const SENSITIVE_KEY = /pass(word|wd|phrase)?$|secret|token|private.?key|-key(-data)?$|\.key$|^key$|credential|username$/i;
+const MAC = /\b[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}\b/gi;
+const IPV4 = /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?(?:\/\d{1,2})?\b/g;
+const IPV6 = /(?<![\w:])(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{0,4}(?:\/\d{1,3})?(?![\w:])/gi;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+interface Pattern {
+  kind?: string;
+  segs: string[];
+}
+
+function compile(p: string): Pattern {
+  const m = /^([A-Za-z][A-Za-z0-9]*):(.*)$/.exec(p);
+  const body = m ? m[2]! : p;
+  const segs = body.split('.').filter((s) => s !== '');
+  return m ? { kind: m[1]!, segs } : { segs };
+}
+
+/** A pattern matches a path (segments) when it matches a prefix of it: the whole subtree is ignored. */
+function matches(pat: string[], path: string[], i = 0, j = 0): boolean {
+  if (i === pat.length) return true;
+  const p = pat[i]!;
+  if (p === '**') {
+    for (let k = j; k <= path.length; k++) if (matches(pat, path, i + 1, k)) return true;
+    return false;
+  }
+  if (j >= path.length) return false;
+  if (p !== '*' && p !== path[j]) return false;
+  return matches(pat, path, i + 1, j + 1);
+}
+
+interface Flat {
+  /** path -> { cmp: masked JSON, show: JSON as displayed } */
+  values: Map<string, { cmp: string; show: string }>;
+}
+
+export interface SiteInput {
+  name: string;
+  objects: readonly KubeObject[];
+  hosts: readonly HostFact[];
+  /** host -> extra synthetic fields (hardware summary) */
+  hostFields: Map<KubeObject, Record<string, string | number | undefined>>;
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** Identities and flattened values of one site. */
+function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]): Map<string, { kind: string; name: string; flat: Flat }> {
+  const out = new Map<string, { kind: string; name: string; flat: Flat }>();
+  const siteRe = opts.ignoreValues.includes('site-name') && site.name.length >= 3 ? new RegExp(escapeRe(site.name), 'g') : undefined;
+  const mask = (s: string): string => {
+    let t = s;
+    if (opts.ignoreValues.includes('mac')) t = t.replace(MAC, '<mac>');
+    if (opts.ignoreValues.includes('ip')) t = t.replace(IPV4, '<ip>').replace(IPV6, '<ip>');
+    if (siteRe) t = t.replace(siteRe, '<site>');
+    return t;
+  };
+
+  const flatten = (o: KubeObject, data: unknown, extra: Record<string, string | number | undefined> | undefined): Flat => {
+    const values = new Map<string, { cmp: string; show: string }>();
+    const kind = o.kind;
+    const isSecret = kind === 'Secret' && o.apiVersion === 'v1';
+    const ignored = (path: string[]): boolean => patterns.some((p) => (!p.kind || p.kind === kind) && matches(p.segs, path));
+    const put = (path: string[], show: string, cmp: string): void => {
+      values.set(path.join('.'), { cmp, show });
+    };
+    const visit = (v: unknown, path: string[], hidden: boolean): void => {
+      if (path.length > 0 && ignored(path)) return;
+      if (path.length === 2 && path[0] === 'metadata' && path[1] === 'name') return;
+      if (hidden && (typeof v !== 'object' || v === null)) {
+        const s = typeof v === 'string' && v.startsWith('ENC[') ? '(encrypted)' : v === null || v === '' ? JSON.stringify(v) : '(set)';
+        put(path, s, s);
+        return;
+      }
+      if (typeof v === 'string') {
+        if (v.includes('PRIVATE KEY')) return put(path, '(set)', '(set)');
+        if (v.startsWith('ENC[')) return put(path, '(encrypted)', '(encrypted)');
+        const show = JSON.stringify(v);
+        put(path, show, JSON.stringify(mask(v)));
+        return;
+      }
+      if (typeof v !== 'object' || v === null) {
+        const s = JSON.stringify(v);
+        put(path, s, s);
+        return;
+      }
+      if (Array.isArray(v)) {
+        if (v.length === 0) return put(path, '[]', '[]');
+        const named = v.every((x) => isObj(x) && (typeof x.name === 'string' || typeof x.id === 'string'));
+        const keys = named ? v.map((x) => String((x as Obj).name ?? (x as Obj).id)) : [];
+        if (named && new Set(keys).size === keys.length) {
+          v.forEach((x, i) => visit(x, [...path, `[${(x as Obj).name !== undefined ? 'name' : 'id'}=${keys[i]}]`], hidden));
+          // order of named items matters for plans; record it
+          const order = JSON.stringify(keys);
+          put([...path, '(order)'], order, JSON.stringify(keys.map(mask)));
+          return;
+        }
+        if (v.every((x) => typeof x !== 'object' || x === null)) {
+          const show = JSON.stringify(v);
+          put(path, hidden ? '(set)' : show, hidden ? '(set)' : JSON.stringify(v.map((x) => (typeof x === 'string' ? mask(x) : x))));
+          return;
+        }
+        v.forEach((x, i) => visit(x, [...path, `[${i}]`], hidden));
+        return;
+      }
+      const entries = Object.entries(v as Obj);
+      if (entries.length === 0) return put(path, '{}', '{}');
+      for (const [k, x] of entries) {
+        const hide = hidden || (isSecret && path.length === 0 && (k === 'data' || k === 'stringData')) || (typeof x === 'string' && SENSITIVE_KEY.test(k));
+        visit(x, [...path, k], hide);
+      }
+    };
+    visit(data, [], false);
+    if (extra)
+      for (const [k, v] of Object.entries(extra)) {
+        if (v === undefined) continue;
+        const path = ['hardware', k];
+        if (ignored(path)) continue;
+        const s = JSON.stringify(v);
+        put(path, s, s);
+      }
+    return { values };
+  };
+
+  // hosts: identity by role and profile
+  const hostKey = new Map<KubeObject, string>();
+  const groups = new Map<string, HostFact[]>();
+  for (const h of site.hosts) {
+    const role = h.labels[opts.roleLabel] ?? '-';
+    const profiles = [...new Set(h.profiles.map((p) => p.name))].sort().join('+') || h.labels['baremetal-krm.dev/hardware-profile'] || '-';
+    const g = `host[role=${role},profile=${profiles}]`;
+    const list = groups.get(g);
+    if (list) list.push(h);
+    else groups.set(g, [h]);
+  }
+  for (const [g, list] of groups) {
+    list.sort((a, b) => a.name.localeCompare(b.name));
+    list.forEach((h, i) => hostKey.set(h.object, `${g}#${i + 1}`));
+  }
+  const secretOwner = new Map<string, string>();
+  for (const h of site.hosts) {
+    if (h.kind !== 'BareMetalHost') continue;
+    const key = hostKey.get(h.object)!;
+    const spec = h.object.get('spec');
+    if (!isObj(spec)) continue;
+    const refs: [string, unknown, unknown][] = [
+      ['networkData', isObj(spec.networkData) ? spec.networkData.name : undefined, isObj(spec.networkData) ? spec.networkData.namespace : undefined],
+      ['userData', isObj(spec.userData) ? spec.userData.name : undefined, isObj(spec.userData) ? spec.userData.namespace : undefined],
+      ['metaData', isObj(spec.metaData) ? spec.metaData.name : undefined, isObj(spec.metaData) ? spec.metaData.namespace : undefined],
+      ['bmc credentials', isObj(spec.bmc) ? spec.bmc.credentialsName : undefined, undefined],
+    ];
+    for (const [what, n, ns] of refs)
+      if (typeof n === 'string') secretOwner.set(`${typeof ns === 'string' ? ns : (h.namespace ?? '')}/${n}`, `${key} ${what} Secret`);
+  }
+
+  const hostObjects = new Set(site.hosts.map((h) => h.object));
+  for (const o of site.objects) {
+    let id: string;
+    if (hostObjects.has(o)) id = hostKey.get(o)!;
+    else if (o.kind === 'HardwareData' || o.kind === 'HardwareInventory') continue; // folded into its host
+    else if (o.kind === 'Secret' && secretOwner.has(`${o.namespace ?? ''}/${o.name}`)) id = secretOwner.get(`${o.namespace ?? ''}/${o.name}`)!;
+    else id = `${o.kind} ${o.name}`;
+    if (out.has(id)) id = `${o.kind} ${o.namespace ?? '-'}/${o.name}`;
+    let data: unknown;
+    try {
+      data = o.data;
+    } catch {
+      continue;
+    }
+    out.set(id, { kind: o.kind, name: o.name, flat: flatten(o, data, site.hostFields.get(o)) });
+  }
+  return out;
+}
+
+function pathOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export function divergence(sites: readonly SiteInput[], opts: DivergenceOptions): DivergenceEntry[] {
+  if (sites.length < 2) return [];
+  const patterns = [...(opts.defaultIgnores ? DEFAULT_IGNORES : []), ...opts.ignoreFields].map(compile);
+  const idx = sites.map((s) => ({ site: s.name, index: siteIndex(s, opts, patterns) }));
+  const ids = new Set<string>();
+  for (const s of idx) for (const k of s.index.keys()) ids.add(k);
+  const ref = opts.reference ? idx.find((s) => s.site === opts.reference) : undefined;
+  const out: DivergenceEntry[] = [];
+  for (const id of [...ids].sort(pathOrder)) {
+    const present = idx.filter((s) => s.index.has(id));
+    const first = present[0]!.index.get(id)!;
+    const names: Record<string, string | null> = {};
+    for (const s of idx) names[s.site] = s.index.get(id)?.name ?? null;
+    let missingIn: string[];
+    if (ref) {
+      if (ref.index.has(id)) missingIn = idx.filter((s) => !s.index.has(id)).map((s) => s.site);
+      else missingIn = [ref.site];
+    } else missingIn = idx.filter((s) => !s.index.has(id)).map((s) => s.site);
+    const paths = new Set<string>();
+    for (const s of present) for (const p of s.index.get(id)!.flat.values.keys()) paths.add(p);
+    const fields: DivergenceField[] = [];
+    for (const p of [...paths].sort(pathOrder)) {
+      const cmp = (s: (typeof idx)[number]): string | null => s.index.get(id)?.flat.values.get(p)?.cmp ?? null;
+      let differs: boolean;
+      if (ref) {
+        if (!ref.index.has(id)) differs = false;
+        else {
+          const r = cmp(ref);
+          differs = present.some((s) => cmp(s) !== r);
+        }
+      } else differs = new Set(present.map(cmp)).size > 1;
+      if (!differs) continue;
+      const values: Record<string, string | null> = {};
+      for (const s of idx) values[s.site] = s.index.has(id) ? (s.index.get(id)!.flat.values.get(p)?.show ?? null) : null;
+      fields.push({ path: p, values });
+    }
+    if (fields.length === 0 && missingIn.length === 0) continue;
+    out.push({ identity: id, kind: first.kind, names, missingIn, fields });
+  }
+  return out;
+}
