@@ -12,6 +12,12 @@ import { schemaReference, type JsonSchema } from './schema-doc.js';
 
 export const API_VERSION = 'baremetal-krm.dev/v1alpha1';
 
+/**
+ * functionConfig annotation for report-only runs: error results are reported as warnings and
+ * the exit code is 0, so a pipeline renders while the findings are being fixed.
+ */
+export const REPORT_ONLY = 'baremetal-krm.dev/report-only';
+
 /** What ajv standalone validators look like (precompiled at build time). */
 export interface CompiledValidator {
   (data: unknown): boolean;
@@ -143,6 +149,9 @@ export async function runFunction<Spec>(
       }
     }
     results.list.push(...ctx.results.list);
+  }
+  if (parsed.functionConfig?.annotations[REPORT_ONLY] === 'true') {
+    for (const r of results.list) if (r.severity === 'error') r.severity = 'warning';
   }
   const out = finish(writeOutput(parsed, items, results.list), results.list);
   if (internal) out.stderr += internal + '\n';

@@ -9,12 +9,18 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundleExists, copyKrmFiles, dist, listFiles, repoRoot, run, tempDir, writeKptfile } from './helpers.js';
 
+const INTENT_RULES = ['schema', 'schema-unknown-field', 'yaml-ambiguous', 'reference', 'duplicate', 'hardware-profile', 'certificate-expired', 'certificate-expiring', 'certificate-not-yet-valid', 'certificate-key-mismatch', 'certificate-unreadable', 'encryption', 'insecure-tls', 'plain-http-bmc', 'template-leftover', 'capacity-hosts', 'capacity-resources'];
+
 /** Each function with a functionConfig under which it changes nothing on these files. */
 const NO_CHANGE: { fn: string; config: string }[] = [
   { fn: 'bmh-from-redfish', config: 'kind: BMHFromRedfish\nspec:\n  mode: generate\n' },
   { fn: 'site-from-catalogue', config: 'kind: SiteFromCatalogue\nspec:\n  hosts: []\n' },
-  { fn: 'phase-plan-expand', config: 'kind: PhasePlanExpand\nspec:\n  outputs: []\n' },
-  { fn: 'intent-validate', config: 'kind: IntentValidate\nspec:\n  failOn: none\n' },
+  { fn: 'phase-plan-expand', config: 'kind: PhasePlanExpand\nspec:\n  plans: []\n' },
+  // every rule runs, reporting at info: the fixtures hold deliberate faults (expired certificates, plaintext passwords)
+  {
+    fn: 'intent-validate',
+    config: `kind: IntentValidate\nspec:\n  rules:\n${INTENT_RULES.map((r) => `    ${r}: {severity: info}\n`).join('')}`,
+  },
 ];
 
 describe('losslessness through kpt fn render', () => {
@@ -34,7 +40,7 @@ describe('losslessness through kpt fn render', () => {
       const exec = present ? dist(fn) : dist('test-identity');
       used.push(present ? fn : `test-identity (for ${fn})`);
       const cfg = present
-        ? `apiVersion: baremetal-krm.dev/v1alpha1\n${config}metadata:\n  name: no-change-${i}\n  annotations:\n    config.kubernetes.io/local-config: "true"\n`
+        ? `apiVersion: baremetal-krm.dev/v1alpha1\n${config}metadata:\n  name: no-change-${i}\n  annotations:\n    config.kubernetes.io/local-config: "true"\n    baremetal-krm.dev/report-only: "true"\n`
         : `apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nmetadata:\n  name: no-change-${i}\n  annotations:\n    config.kubernetes.io/local-config: "true"\n`;
       writeFileSync(join(ours, `fn-config-${i}.yaml`), cfg);
       writeFileSync(join(ref, `fn-config-${i}.yaml`), cfg);
