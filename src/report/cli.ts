@@ -38,6 +38,7 @@ Options:
   --ignore LIST                      more fields to ignore in divergence (comma-separated globs:
                                      spec.interval, **.tag, HelmRelease:spec.values.**)
   --no-default-ignores               compare addresses, MACs, serials, status, annotations too
+                                     (no built-in field ignores, no MAC/IP/site-name masking)
   --config FILE                      a CrossSiteReport document (see src/report/README.md)
   --max-rows N                       rows per table in the text output (default 25, 0: all)
 
@@ -170,7 +171,7 @@ export async function reportMain(argv: string[], io: { out: (s: string) => void;
       reference: one('reference') ?? cfg.reference,
       roleLabel: one('role-label') ?? cfg.roleLabel ?? 'airshipit.org/k8s-role',
       ignoreFields: [...(cfg.divergence?.ignoreFields ?? []), ...list(args.options.get('ignore'))],
-      ignoreValues: cfg.divergence?.ignoreValues ?? ['mac', 'ip', 'site-name'],
+      ignoreValues: args.flags.has('no-default-ignores') ? [] : (cfg.divergence?.ignoreValues ?? ['mac', 'ip', 'site-name']),
       defaultIgnores: args.flags.has('no-default-ignores') ? false : (cfg.divergence?.defaultIgnores ?? true),
       failOn: [...new Set(failOn)] as ThresholdName[],
       intent,

@@ -101,6 +101,13 @@ export interface SiteInput {
   hostFields: Map<KubeObject, Record<string, string | number | undefined>>;
 }
 
+/** `spec.containers[name=x].image`: list items without a dot before them. */
+function pathText(path: readonly string[]): string {
+  let s = '';
+  for (const p of path) s += p.startsWith('[') || s === '' ? p : '.' + p;
+  return s;
+}
+
 function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
@@ -123,7 +130,7 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
     const isSecret = kind === 'Secret' && o.apiVersion === 'v1';
     const ignored = (path: string[]): boolean => patterns.some((p) => (!p.kind || p.kind === kind) && matches(p.segs, path));
     const put = (path: string[], show: string, cmp: string): void => {
-      values.set(path.join('.'), { cmp, show });
+      values.set(pathText(path), { cmp, show });
     };
     const visit = (v: unknown, path: string[], hidden: boolean): void => {
       if (path.length > 0 && ignored(path)) return;
@@ -220,8 +227,8 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
     if (hostObjects.has(o)) id = hostKey.get(o)!;
     else if (o.kind === 'HardwareData' || o.kind === 'HardwareInventory') continue; // folded into its host
     else if (o.kind === 'Secret' && secretOwner.has(`${o.namespace ?? ''}/${o.name}`)) id = secretOwner.get(`${o.namespace ?? ''}/${o.name}`)!;
-    else id = `${o.kind} ${o.name}`;
-    if (out.has(id)) id = `${o.kind} ${o.namespace ?? '-'}/${o.name}`;
+    else id = `${o.kind} ${o.name || '(no name)'}`;
+    if (out.has(id)) id = `${o.kind} ${o.namespace ?? '-'}/${o.name || '(no name)'}`;
     let data: unknown;
     try {
       data = o.data;

@@ -96,3 +96,9 @@ write('workload/deployments.yaml', [
 copy(join(fx, 'airship/airshipctl/LICENSE'), 'LICENSE.airshipctl');
 copy(join(fx, 'redfish/libredfish-dell/LICENSE.upstream'), 'LICENSE.libredfish');
 console.log('wrote', out);
+
+// extra documents the test variants add (site-d): an older airshipctl kubeconfig whose admin
+// client certificate expired on 2020-09-28 (airshipctl pkg/phase/testdata/kubeconfig.yaml)
+mkdirSync(join(here, 'extra'), { recursive: true });
+copyFileSync(join(fx, 'airship/airshipctl/pkg/phase/testdata/kubeconfig.yaml'), join(here, 'extra/kubeconfig-expired.yaml'));
+copyFileSync(join(fx, 'airship/airshipctl/LICENSE'), join(here, 'extra/LICENSE.airshipctl'));
