@@ -117,8 +117,8 @@ th{background:#f0f3f6;cursor:pointer;user-select:none;white-space:nowrap}
 th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}td.bad{background:#ffebe9;color:#a40e26;font-weight:600}td.warn{background:#fff8c5}
 .filter{margin:4px 0;padding:3px 6px;width:260px}
-.broken{background:#ffebe9;border:1px solid #ff8182;padding:8px 12px;margin:10px 0;font-weight:600}
-.ok{background:#dafbe1;border:1px solid #4ac26b;padding:8px 12px;margin:10px 0}
+.broken-banner{background:#ffebe9;border:1px solid #ff8182;padding:8px 12px;margin:10px 0;font-weight:600}
+.ok-banner{background:#dafbe1;border:1px solid #4ac26b;padding:8px 12px;margin:10px 0}
 .chart{background:#fff;border:1px solid #d0d7de;max-width:100%;height:auto}.lbl{font-size:12px;fill:#333}.in{font-size:11px;fill:#fff}
 .lane{stroke:#e1e4e8}.now{stroke:#555;stroke-dasharray:4 3}.legend{margin:4px 0 12px}.key{margin-right:12px;font-size:12px}
 .swatch{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}.none{color:#777;font-style:italic}
@@ -164,7 +164,7 @@ export function renderHtml(r: Report): string {
   parts.push(`<style>${CSS}</style></head><body>`);
   parts.push(`<header><h1>Cross-site report</h1><div>${esc(r.sites.length)} site(s) · evaluated at ${esc(r.now)}${r.reference ? ` · reference ${esc(r.reference)}` : ''}</div></header>`);
   parts.push(`<nav>${secs.map((s) => `<a href="#${s.id}">${esc(s.title)}</a>`).join('')}</nav><main>`);
-  parts.push(broken.length ? broken.map((b) => `<div class="broken">${esc(b)}</div>`).join('\n') : '<div class="ok">no threshold broken</div>');
+  parts.push(broken.length ? broken.map((b) => `<div class="broken-banner">${esc(b)}</div>`).join('\n') : '<div class="ok-banner">no threshold broken</div>');
   for (const s of secs) {
     parts.push(`<section id="${s.id}"><h2>${esc(s.title)}</h2>`);
     parts.push(`<ul class="notes">${s.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);
