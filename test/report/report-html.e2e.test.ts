@@ -22,7 +22,9 @@ const external: string[] = [];
 const consoleErrors: string[] = [];
 
 async function cells(table: string, col: number): Promise<string[]> {
-  return page.$$eval(`#${table} tbody tr`, (rows, c) => rows.filter((r) => (r as HTMLElement).style.display !== 'none').map((r) => (r as HTMLTableRowElement).cells[c]!.textContent ?? ''), col);
+  // runs in the page: rows typed structurally (the project compiles without the DOM lib)
+  type Row = { style: { display: string }; cells: { textContent: string | null }[] };
+  return page.$$eval(`#${table} tbody tr`, (rows, c) => (rows as unknown as Row[]).filter((r) => r.style.display !== 'none').map((r) => r.cells[c]!.textContent ?? ''), col);
 }
 
 beforeAll(async () => {
