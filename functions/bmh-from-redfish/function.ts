@@ -6,7 +6,6 @@
 import type { FunctionDefinition } from '../../src/krm/index.js';
 import specSchema from './spec.schema.json' with { type: 'json' };
 import validateSpec from './generated/spec.validate.js';
-import { runDiscover } from './discover.js';
 import { runGenerate } from './generate.js';
 import type { Spec } from './types.js';
 
@@ -26,7 +25,7 @@ export const definition: FunctionDefinition<Spec> = {
     '[+ HardwareData]), catalogue/<hostCatalogueName>.yaml (VariableCatalogue, local-config).',
   ].join('\n'),
   async run(ctx) {
-    if ((ctx.spec.mode ?? 'generate') === 'discover') await runDiscover(ctx);
+    if ((ctx.spec.mode ?? 'generate') === 'discover') await (await import('./discover.js')).runDiscover(ctx);
     else runGenerate(ctx);
   },
 };

@@ -2,7 +2,10 @@
  * Flux pieces: DNS-1123 names, KubernetesApply waitOptions conditions as Flux
  * `healthCheckExprs` (CEL), and the Kustomization object itself.
  */
-import { createHash } from 'node:crypto';
+import { lazy } from '../../src/krm/lazy.js';
+
+/** node:crypto costs ~10 ms to load (it pulls in streams): only names that need a hash load it. */
+const crypto = lazy(() => require('node:crypto') as typeof import('node:crypto'), 'node:crypto', import.meta.url);
 import { isMap, str, type Data } from './model.js';
 
 /** A DNS-1123 label (<= 63 chars, also a valid label value): lowercase, `-` for the rest, hash when too long. */
@@ -14,7 +17,7 @@ export function dnsName(raw: string): string {
     .replace(/^-+|-+$/g, '');
   if (s === '') s = 'x';
   if (s.length > 63) {
-    const h = createHash('sha256').update(raw).digest('hex').slice(0, 8);
+    const h = crypto().createHash('sha256').update(raw).digest('hex').slice(0, 8);
     s = s.slice(0, 54).replace(/-+$/, '') + '-' + h;
   }
   return s;

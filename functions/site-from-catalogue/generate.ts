@@ -2,7 +2,10 @@
  * generate: the airshipctl hostgenerator-m3 template (manifests/function/hostgenerator-m3/
  * hosttemplate.yaml) as code, with its silent failures turned into error results.
  */
-import { parse as yamlParse } from 'yaml';
+import { yamlLib } from '../../src/krm/lazy.js';
+
+const yamlParse = (src: string, options?: import('yaml').ParseOptions & import('yaml').DocumentOptions & import('yaml').SchemaOptions): unknown =>
+  yamlLib().parse(src, options);
 import type { Context, KubeObject } from '../../src/krm/index.js';
 import { INVENTORY_KIND, type HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
 import { indent, sortedKeys, toYaml } from './goyaml.js';
@@ -268,6 +271,14 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
   const ns = spec.namespace ?? 'target-infra';
   const emit = spec.credentials?.mode === 'emit';
   inventoryHosts(ctx, spec, inputs);
+  if (inputs.hosts.size === 0 && !(spec.hosts && spec.hosts.length > 0)) {
+    // nothing to generate from: like the other generators, change nothing (hosts generated
+    // earlier from a catalogue that is gone are pruned by reconcile)
+    ctx.results.info('no hosts in the input (no VariableCatalogue hosts.m3.<name> entries, no HardwareInventory): nothing to generate', {
+      rule: 'catalogue/no-hosts',
+    });
+    return { hosts: [], ok: true };
+  }
   const net = inputs.networking;
   if (!net) {
     ctx.results.error(

@@ -4,7 +4,10 @@
  * strings quoted only when they would read back as another type. No trailing newline, like
  * sprig (which trims it).
  */
-import { parse } from 'yaml';
+import { yamlLib } from '../../src/krm/lazy.js';
+
+const parse = (src: string, options?: import('yaml').ParseOptions & import('yaml').DocumentOptions & import('yaml').SchemaOptions): unknown =>
+  yamlLib().parse(src, options);
 
 const PLAIN_UNSAFE_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
 

@@ -2,6 +2,7 @@
  * Reading and writing `config.kubernetes.io/v1` ResourceLists (and, for people piping files
  * in, plain multi-document YAML streams), keeping every byte of what the function leaves alone.
  */
+import { plainYaml } from './emit.js';
 import { PARSE_OPTIONS, yamlLib } from './lazy.js';
 import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
 import type { Result } from './results.js';
@@ -140,7 +141,7 @@ function itemText(o: KubeObject, seqIndent: number): string {
 
 function resultsText(results: Result[]): string {
   if (results.length === 0) return '';
-  return 'results:\n' + yamlLib().stringify(results, EMIT_OPTIONS);
+  return 'results:\n' + plainYaml(results);
 }
 
 /** Writes the output in the input's format, with `items` as given and `results` appended. */

@@ -5,7 +5,11 @@
  * size, no credentials sent to a redirect on another origin, and a request counter.
  * Nothing it throws or logs contains the credentials.
  */
-import { Agent, type Dispatcher } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { lazy } from '../krm/lazy.js';
+
+/** undici, loaded on first use: generate mode and --help never pay for it (see scripts/build.mjs). */
+const undici = lazy(() => require('undici') as typeof import('undici'), 'undici', import.meta.url);
 
 export interface Credentials {
   username: string;
@@ -108,7 +112,7 @@ export class RedfishClient {
       maxInFlight: 4,
       ...opts,
     };
-    this.#agent = new Agent({
+    this.#agent = new (undici().Agent)({
       connections: this.#opts.maxInFlight,
       keepAliveTimeout: 30_000,
       headersTimeout: this.#opts.timeoutMs,
