@@ -11,6 +11,11 @@ export const GENERATED_BY = 'baremetal-krm.dev/generated-by';
 /** Annotations that say where an item lives, not what it is: ignored when comparing. */
 const LOCATION_ANNOTATION = /^(internal\.config\.kubernetes\.io\/|config\.kubernetes\.io\/(path|index)$|config\.k8s\.io\/id$|kustomize\.config\.k8s\.io\/)/;
 
+export interface ReconcileOptions {
+  /** the file (`Desired.path`) is part of an item's identity: one object may live in several files */
+  byPath?: boolean;
+}
+
 export interface Desired {
   /** the object, keys in the order they should be written */
   data: Record<string, unknown>;
@@ -100,11 +105,14 @@ export class Context<Spec> {
    * no longer desired are removed. Items with the same identity that the owner did not
    * generate are adopted, with an info result. Returns the items, in `desired` order.
    */
-  reconcile(owner: string, desired: Desired[]): KubeObject[] {
+  reconcile(owner: string, desired: Desired[], opts: ReconcileOptions = {}): KubeObject[] {
+    // With byPath, the same object may be wanted in several files (e.g. one host in the
+    // ephemeral and the target phase): the file is part of its identity.
+    const key = (id: string, path: string | undefined): string => (opts.byPath ? `${id}|${path ?? ''}` : id);
     const byId = new Map<string, KubeObject>();
     for (const o of this.#items) {
       if (o.isKptfile()) continue;
-      const id = identity(o);
+      const id = key(identity(o), o.annotations[ANN.path] ?? o.annotations[ANN.internalPath]);
       if (!byId.has(id)) byId.set(id, o);
     }
     const keep = new Set<KubeObject>();
@@ -114,7 +122,7 @@ export class Context<Spec> {
       const md = ((d.data.metadata ??= {}) as Record<string, unknown>);
       const ann = ((md.annotations ??= {}) as Record<string, string>);
       ann[GENERATED_BY] = owner;
-      const id = dataIdentity(d.data);
+      const id = key(dataIdentity(d.data), d.path);
       const existing = byId.get(id);
       if (existing && !keep.has(existing)) {
         keep.add(existing);

@@ -161,3 +161,19 @@ describe('KubeObject.set (property)', () => {
     );
   });
 });
+
+describe('Context.reconcile byPath', () => {
+  it('keeps one copy per file when the same object is wanted in two files', () => {
+    const host = { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'n1' }, spec: { online: false } };
+    const want = (): { data: Record<string, unknown>; path: string }[] => [
+      { data: structuredClone(host), path: 'ephemeral/hosts.yaml' },
+      { data: structuredClone(host), path: 'target/hosts.yaml' },
+    ];
+    const ctx = new Context<unknown>([], {}, undefined);
+    ctx.reconcile('gen/x', want(), { byPath: true });
+    expect(ctx.items.map((o) => o.file()?.path)).toEqual(['ephemeral/hosts.yaml', 'target/hosts.yaml']);
+    const again = new Context<unknown>(ctx.items.map((o) => item(o.body)), {}, undefined);
+    again.reconcile('gen/x', want(), { byPath: true });
+    expect(again.items.map((o) => o.changed)).toEqual([false, false]);
+  });
+});
