@@ -5,6 +5,7 @@
 //   node examples/greenfield-site/journey.mjs             discover -> render -> flatten -> validate, in place
 //   node examples/greenfield-site/journey.mjs --render    no discovery: render the committed inventory (what CI does)
 //   node examples/greenfield-site/journey.mjs --dir D     work on a copy of this folder in D (tests)
+//   node examples/greenfield-site/journey.mjs --from S    start from (and --check against) folder S instead of this one
 //   node examples/greenfield-site/journey.mjs --check     then fail if the result differs from this folder's files
 //                                                         (in a temporary copy unless --dir is given)
 //
@@ -23,11 +24,12 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '../..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const args = process.argv.slice(2);
 const flag = (f) => args.includes(f);
 const opt = (f) => (args.includes(f) ? args[args.indexOf(f) + 1] : undefined);
+// --from DIR: another copy of this folder to start from and compare with (tests)
+const here = opt('--from') ?? dirname(fileURLToPath(import.meta.url));
 
 let dir = here;
 // --check without --dir: work in a temporary copy and compare it with this folder
