@@ -8,6 +8,7 @@
 import type * as Crypto from 'node:crypto';
 import type { KubeObject, ResourceRef } from '../../src/krm/index.js';
 import { loadYaml } from '../../src/krm/index.js';
+import { lazy } from '../../src/krm/lazy.js';
 
 export interface CertificateFact {
   subject: string;
@@ -31,11 +32,10 @@ export interface CertFinding {
   path: (string | number)[];
 }
 
-let crypto: typeof Crypto | undefined;
-/** node:crypto, loaded on first use (keeps start-up small). */
-export async function loadCrypto(): Promise<void> {
-  crypto ??= await import('node:crypto');
-}
+/** node:crypto, loaded when the first PEM certificate is met (keeps start-up small). */
+const cryptoLib = lazy(() => require('node:crypto') as typeof Crypto, 'node:crypto', import.meta.url);
+/** Kept for callers written when node:crypto had to be loaded up front: it now loads on first use. */
+export async function loadCrypto(): Promise<void> {}
 
 const B64_PEM = 'LS0tLS1CRUdJTi'; // base64 of "-----BEGIN"
 const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
@@ -86,8 +86,6 @@ export function checkCertificates(
 ): { facts: CertificateFact[]; findings: CertFinding[] } {
   const facts: CertificateFact[] = [];
   const findings: CertFinding[] = [];
-  if (!crypto) return { facts, findings };
-  const c = crypto;
   const isSecret = o.kind === 'Secret' && o.apiVersion === 'v1';
   const ref = o.ref();
   const file = o.file()?.path;
@@ -97,6 +95,7 @@ export function checkCertificates(
     if (!pems) return;
     pems.forEach((pem, index) => {
       const where = label + (pems.length > 1 ? ` (certificate ${index + 1} of ${pems.length})` : '');
+      const c = cryptoLib();
       let cert: Crypto.X509Certificate;
       try {
         cert = new c.X509Certificate(pem);

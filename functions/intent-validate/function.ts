@@ -5,9 +5,8 @@
  */
 import type { FunctionDefinition, KubeObject } from '../../src/krm/index.js';
 import specSchema from './spec.schema.json' with { type: 'json' };
-import validateSpec from './generated/spec.validate.js';
+import { validateSpec } from './packed.js';
 import { analyse, type Finding, type IntentValidateSpec } from './analyse.js';
-import { loadCrypto } from './certificates.js';
 import { RULES } from './rules.js';
 import { readExtraCrds } from './extra.js';
 
@@ -48,7 +47,6 @@ export const definition: FunctionDefinition<IntentValidateSpec> = {
     '\n\nExit code 1 when any error result is reported. Results carry tags.rule and tags.line.',
   async run(ctx) {
     const items = ctx.items;
-    if (items.some((o) => o.kind !== 'BareMetalHost' && o.kind !== 'HardwareData')) await loadCrypto();
     const extraCrds = readExtraCrds(ctx.spec.schemas?.paths ?? [], ctx.results);
     const a = await analyse(items, ctx.spec, { extraCrds });
     const order = new Map<KubeObject, number>();

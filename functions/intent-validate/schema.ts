@@ -6,6 +6,7 @@
 import type { KubeObject } from '../../src/krm/index.js';
 import { crdSchemas, withoutRequired } from './crd.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
+import { unpack } from './packed.js';
 
 export interface SchemaOptions {
   skipKinds: Set<string>;
@@ -50,21 +51,17 @@ export function dotted(path: readonly (string | number)[]): string {
   return s;
 }
 
-let ajvCtor: (new (opts: object) => { compile(s: object): Validator }) | undefined;
-async function runtimeCompiler(): Promise<(schema: object) => Validator> {
-  if (!ajvCtor) {
-    const m = (await import('ajv')) as unknown as { default: { default?: unknown } };
-    const d = m.default;
-    ajvCtor = (d.default ?? d) as unknown as typeof ajvCtor;
-  }
-  const ajv = new ajvCtor!({ allErrors: true, strict: false, validateFormats: false });
+/** ajv (packed, see packed.ts) for the CRDs found in the input or in spec.schemas.paths. */
+function runtimeCompiler(): (schema: object) => Validator {
+  const m = unpack('ajv') as { default?: unknown };
+  const Ajv = (m.default ?? m) as new (opts: object) => { compile(s: object): Validator };
+  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
   return (schema) => ajv.compile(schema);
 }
 
-let builtins: Record<string, Validator> | undefined;
-async function builtinValidators(): Promise<Record<string, Validator>> {
-  builtins ??= (await import('./generated/builtin.validate.js')) as unknown as Record<string, Validator>;
-  return builtins;
+/** A built-in validator, compiled from its packed source on first use (only kinds present). */
+function builtinValidator(name: string): Validator | undefined {
+  return unpack(name) as Validator | undefined;
 }
 
 function gvk(o: KubeObject): string {
@@ -87,7 +84,6 @@ export async function checkSchemas(items: readonly KubeObject[], opts: SchemaOpt
     for (const crd of crdObjects) for (const s of crdSchemas(crd)) fromCrds.set(`${s.group}/${s.version}/${s.kind}`, s.group === 'airshipit.org' ? withoutRequired(s.schema) : s.schema);
     const compiled = new Map<string, Validator | undefined>();
     let compile: ((s: object) => Validator) | undefined;
-    let mod: Record<string, Validator> | undefined;
     for (const o of items) {
       if (!o.kind || opts.skipKinds.has(o.kind)) continue;
       const key = gvk(o);
@@ -95,7 +91,7 @@ export async function checkSchemas(items: readonly KubeObject[], opts: SchemaOpt
       if (!compiled.has(key)) {
         const crd = fromCrds.get(key);
         if (crd) {
-          compile ??= await runtimeCompiler();
+          compile ??= runtimeCompiler();
           try {
             v = compile(crd);
           } catch (e) {
@@ -103,8 +99,7 @@ export async function checkSchemas(items: readonly KubeObject[], opts: SchemaOpt
             v = undefined;
           }
         } else if (BUILTIN_KEYS[key]) {
-          mod ??= await builtinValidators();
-          v = mod[BUILTIN_KEYS[key]!];
+          v = builtinValidator(BUILTIN_KEYS[key]!);
         }
         compiled.set(key, v);
       }
@@ -186,6 +181,8 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
 
 
 const AMBIGUOUS = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|[-+]?0[0-7]+|[-+]?\d[\d_]*_[\d_]*|[-+]?\d+(?::[0-5]?\d){1,2}(?:\.\d*)?)$/;
+/** A cheap superset of AMBIGUOUS after `key: ` or `- `: most items have no candidate line at all. */
+const CANDIDATE = /[:-] +(?:(?:[yYnN]|[yY]es|YES|[nN]o|NO|[oO]n|ON|[oO]ff|OFF)[ \t]*(?:#|\r?\n|$)|[-+]?0[0-7]|[-+]?\d[\d_]*_|[-+]?\d+:[0-5]?\d)/;
 const KEY_LINE = /^( *)((?:- +)*)((?:"[^"]*"|'[^']*'|[^\s#'"-][^:#]*?|-[^\s:#][^:#]*?)):(?: +(.*?))?\s*$/;
 const SEQ_LINE = /^( *)((?:- +)+)(.*?)\s*$/;
 
@@ -198,7 +195,7 @@ function stripComment(v: string): string {
 export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
   const out: SchemaFinding[] = [];
   const body = o.body;
-  if (!/[:-] +(?:[yYnNoO0-9+-])/.test(body)) return out;
+  if (!CANDIDATE.test(body)) return out;
   const lines = body.split('\n');
   const stack: { indent: number; key: string | number }[] = [];
   const seqCount = new Map<number, number>();

@@ -1,0 +1,72 @@
+/**
+ * Code packed at build time (prebuild.mjs: CommonJS source in generated/packed.js, plain or
+ * brotli + base64) and
+ * compiled on first use: the built-in schema validators, the functionConfig validator and ajv.
+ * A run compiles only what its input needs, so the bundle's start stays close to node's own.
+ * The sources are our own build output, never input.
+ */
+import type { CompiledValidator } from '../../src/krm/index.js';
+import { lazy } from '../../src/krm/lazy.js';
+import { PACKED } from './generated/packed.js';
+
+const zlib = lazy(() => require('node:zlib') as typeof import('node:zlib'), 'node:zlib', import.meta.url);
+
+/** ajv's runtime helpers that standalone validators `require` (prebuild.mjs checks the list). */
+function ucs2length(str: string): number {
+  // code points, as ajv counts string length (a surrogate pair is one character)
+  let n = 0;
+  for (let i = 0; i < str.length; i++) {
+    n++;
+    const c = str.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < str.length && (str.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+  }
+  return n;
+}
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  }
+  return a !== a && b !== b; // NaN
+}
+const HELPERS: Record<string, unknown> = {
+  'ajv/dist/runtime/ucs2length': Object.assign(ucs2length, { default: ucs2length }),
+  'ajv/dist/runtime/equal': Object.assign(deepEqual, { default: deepEqual }),
+};
+
+const cache = new Map<string, unknown>();
+
+/** The module.exports of packed module `name` (compiled once), or undefined when there is none. */
+export function unpack(name: string): unknown {
+  if (cache.has(name)) return cache.get(name);
+  const packed = PACKED[name];
+  if (packed === undefined) return undefined;
+  const src = packed.startsWith('b:') ? zlib().brotliDecompressSync(Buffer.from(packed.slice(2), 'base64')).toString('utf8') : packed;
+  const module = { exports: {} as unknown };
+  const req = (id: string): unknown => {
+    if (id in HELPERS) return HELPERS[id];
+    throw new Error(`intent-validate: packed module ${name} needs ${id}`);
+  };
+  new Function('module', 'exports', 'require', src)(module, module.exports, req);
+  cache.set(name, module.exports);
+  return module.exports;
+}
+
+/** The functionConfig validator, compiled on the first functionConfig with a spec. */
+export const validateSpec: CompiledValidator = Object.assign(
+  (data: unknown): boolean => {
+    // no spec (the common case): valid, the schema has no required top-level field
+    if (data !== null && typeof data === 'object' && !Array.isArray(data) && Object.keys(data).length === 0) {
+      validateSpec.errors = null;
+      return true;
+    }
+    const v = unpack('spec') as CompiledValidator;
+    const ok = v(data);
+    validateSpec.errors = v.errors;
+    return ok;
+  },
+  { errors: null as CompiledValidator['errors'] },
+);
