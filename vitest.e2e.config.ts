@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // container builds), each test may take minutes.
 export default defineConfig({
   test: {
-    include: ['test/e2e/**/*.e2e.test.ts', 'functions/**/*.e2e.test.ts'],
+    include: ['test/**/*.e2e.test.ts', 'functions/**/*.e2e.test.ts'],
     testTimeout: 600_000,
     hookTimeout: 1_200_000,
     fileParallelism: false,
