@@ -38,10 +38,17 @@ export function yamlFiles(dir: string): string[] {
 export function readDocs(file: string): Doc[] {
   return parseAllDocuments(readFileSync(file, 'utf8'))
     .map((d) => {
-      if (d.errors.length) throw new Error(`${file}: ${d.errors[0].message}`);
+      if (d.errors.length) throw new Error(`${file}: ${d.errors[0]?.message}`);
       return d.toJS() as Doc | null;
     })
     .filter((d): d is Doc => d !== null);
+}
+
+/** The first document of a file. */
+export function readDoc(file: string): Doc {
+  const d = readDocs(file)[0];
+  if (!d) throw new Error(`${file}: no YAML document`);
+  return d;
 }
 
 /** Every catalogue document (kustomization.yaml files excluded). */

@@ -6,23 +6,22 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv, { type ValidateFunction } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { parse, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { runFunction } from '../../src/krm/index.js';
 import { definition as intentValidate } from '../../functions/intent-validate/function.js';
 import { repoRoot, resourceList } from '../golden.js';
-import { catalogueDocs, cataloguesDir, readDocs, type Doc } from './catalogue-files.js';
+import { catalogueDocs, cataloguesDir, readDoc, type Doc } from './catalogue-files.js';
 
 const fixtures = join(repoRoot, '../shared/fixtures');
 const ajv = new Ajv({ allErrors: true, strict: true, validateFormats: false });
 const validators = new Map<string, ValidateFunction>();
 function validator(name: string): ValidateFunction {
-  let v = validators.get(name);
-  if (!v) {
-    v = ajv.compile(JSON.parse(readFileSync(join(cataloguesDir, 'schemas', `${name}.schema.json`), 'utf8')));
-    validators.set(name, v);
-  }
+  const known = validators.get(name);
+  if (known) return known;
+  const v = ajv.compile(JSON.parse(readFileSync(join(cataloguesDir, 'schemas', `${name}.schema.json`), 'utf8')) as object);
+  validators.set(name, v);
   return v;
 }
 function errors(name: string, doc: Doc): string[] {
@@ -85,22 +84,22 @@ describe('catalogues follow their schemas', () => {
 describe('schemas keep the upstream shape', () => {
   const airship = join(fixtures, 'airship/airshipctl/manifests');
   it('airshipctl base NetworkCatalogue and VersionsCatalogue are valid', () => {
-    const [net] = readDocs(join(airship, 'function/airshipctl-base-catalogues/networking.yaml'));
-    const [ver] = readDocs(join(airship, 'function/airshipctl-base-catalogues/versions-airshipctl.yaml'));
+    const net = readDoc(join(airship, 'function/airshipctl-base-catalogues/networking.yaml'));
+    const ver = readDoc(join(airship, 'function/airshipctl-base-catalogues/versions-airshipctl.yaml'));
     expect(errors('network-catalogue', net)).toEqual([]);
     expect(errors('versions-catalogue', ver)).toEqual([]);
   });
   it('airshipctl hardwareprofile-example is a valid hardware profile', () => {
-    const [hp] = readDocs(join(airship, 'function/hardwareprofile-example/hardwareprofile.yaml'));
+    const hp = readDoc(join(airship, 'function/hardwareprofile-example/hardwareprofile.yaml'));
     // upstream writes `rotational: False`: YAML 1.1 reads it as a boolean, so does our reader here
     expect(errors('hardware-profile', hp)).toEqual([]);
   });
   it('the HWCC sample HardwareClassification is valid', () => {
-    const [hc] = readDocs(join(fixtures, 'airship/hardware-classification-controller/config/samples/metal3.io_v1alpha1_hardwareclassification.yaml'));
+    const hc = readDoc(join(fixtures, 'airship/hardware-classification-controller/config/samples/metal3.io_v1alpha1_hardwareclassification.yaml'));
     expect(errors('hardware-classification', hc)).toEqual([]);
   });
   it('the airshipctl test-site host catalogue is refused: it has plaintext BMC passwords', () => {
-    const [hosts] = readDocs(join(airship, 'site/test-site/target/catalogues/shareable/hosts.yaml'));
+    const hosts = readDoc(join(airship, 'site/test-site/target/catalogues/shareable/hosts.yaml'));
     const e = errors('host-catalogue', hosts);
     expect(e).toContain('/hosts/m3/node01/bmcUsername must NOT be valid {}');
     // and nothing else is wrong with it once the credentials are gone
@@ -161,7 +160,7 @@ describe('schemas reject what they must', () => {
 
 /** HardwareInventory snapshots of the three real captures (bmh-from-redfish's golden inputs). */
 function inventory(caseName: string, profile: string, name: string): string {
-  const [inv] = readDocs(join(repoRoot, 'functions/bmh-from-redfish/testdata', caseName, 'input.yaml'));
+  const inv = readDoc(join(repoRoot, 'functions/bmh-from-redfish/testdata', caseName, 'input.yaml'));
   inv.metadata = { name, labels: { 'baremetal-krm.dev/hardware-profile': profile }, annotations: { 'config.kubernetes.io/local-config': 'true' } };
   return stringify(inv);
 }
@@ -213,7 +212,7 @@ describe('intent-validate on the catalogues', () => {
     const out = await runFunction(intentValidate, resourceList([stringify(hc)], 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: IntentValidate\nmetadata:\n  name: v\n'));
     const enc = (out.results as { message: string; tags?: Record<string, string> }[]).filter((x) => x.tags?.rule === 'encryption');
     expect(enc.length).toBe(1);
-    expect(enc[0].message).not.toContain('calvin');
+    expect(enc[0]?.message).not.toContain('calvin');
   });
 });
 

@@ -53,7 +53,7 @@ function objects(text: string): string[] {
 function readmeCommands(readme: string): string[] {
   const out: string[] = [];
   for (const m of readFileSync(readme, 'utf8').matchAll(/```sh\n([\s\S]*?)```/g))
-    for (const line of m[1].split('\n')) if (line.trim() && !line.trim().startsWith('#')) out.push(line.replace(/\s+#.*$/, ''));
+    for (const line of (m[1] ?? '').split('\n')) if (line.trim() && !line.trim().startsWith('#')) out.push(line.replace(/\s+#.*$/, ''));
   return out;
 }
 

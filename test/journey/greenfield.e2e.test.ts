@@ -90,7 +90,7 @@ describe('greenfield journey', () => {
   it('the pre-commit hooks pass as committed (entries run as pre-commit would)', () => {
     const pc = parse(readFileSync(join(example, '.pre-commit-config.yaml'), 'utf8')) as { repos: { hooks: { id: string; entry: string; files: string; exclude?: string; pass_filenames?: boolean }[] }[] };
     const tracked = run('git', ['ls-files'], { cwd: repoRoot }).stdout.split('\n').filter(Boolean);
-    for (const h of pc.repos[0].hooks) {
+    for (const h of pc.repos[0]?.hooks ?? []) {
       const files = h.pass_filenames === false ? [] : tracked.filter((f) => new RegExp(h.files).test(f) && !(h.exclude && new RegExp(h.exclude).test(f)));
       if (h.pass_filenames !== false) expect(files.length, h.id).toBeGreaterThan(5);
       const r = run('sh', ['-c', `${h.entry} ${files.join(' ')}`], { cwd: repoRoot });
