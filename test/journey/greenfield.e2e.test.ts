@@ -87,6 +87,19 @@ describe('greenfield journey', () => {
     expect(existsSync(join(out, 'site/hosts'))).toBe(false);
   });
 
+  it('the README step-by-step block, run verbatim, rewrites the committed site with identical bytes', () => {
+    const readme = readFileSync(join(example, 'README.md'), 'utf8');
+    const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').find((b) => b.includes('kpt fn eval'));
+    expect(block).toBeDefined();
+    const status = () => run('git', ['status', '--porcelain', '--', example], { cwd: repoRoot }).stdout;
+    const before = status();
+    const r = run('sh', ['-e', '-c', block!], { cwd: repoRoot });
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    expect(r.stderr).toContain('discovered 3 System(s) from 3 of 3 BMC(s)');
+    expect(r.stdout).toContain('kind: BareMetalHost');
+    expect(status()).toBe(before);
+  });
+
   it('the pre-commit hooks pass as committed (entries run as pre-commit would)', () => {
     const pc = parse(readFileSync(join(example, '.pre-commit-config.yaml'), 'utf8')) as { repos: { hooks: { id: string; entry: string; files: string; exclude?: string; pass_filenames?: boolean }[] }[] };
     const tracked = run('git', ['ls-files'], { cwd: repoRoot }).stdout.split('\n').filter(Boolean);
