@@ -108,6 +108,15 @@ function isObj(v: unknown): v is Record<string, unknown> {
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
 }
+/** The value at a path in plain data, or undefined. */
+function dig(v: unknown, ...path: string[]): unknown {
+  for (const p of path) {
+    if (!isObj(v)) return undefined;
+    v = v[p];
+  }
+  return v;
+}
+const B64_PEM = 'LS0tLS1CRUdJTi'; // base64 of "-----BEGIN"
 function safeData(o: KubeObject): Record<string, unknown> | undefined {
   try {
     return o.data;
@@ -150,6 +159,9 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   const on = (rule: string): boolean => sev(rule) !== undefined;
   const now = spec.now ? Date.parse(spec.now) : Date.now();
 
+  // parse every item once, first: the header getters (kind, name, labels ...) then read the parsed
+  // data instead of parsing each item's header text a second time
+  for (const o of objects) safeData(o);
   const items = objects.filter((o) => !o.isKptfile());
   const byKind = new Map<string, KubeObject[]>();
   for (const o of items) {
@@ -303,10 +315,11 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   const inventories = kind('HardwareInventory', 'baremetal-krm.dev');
   const bmhByName = new Map(bmhs.map((b) => [key('BareMetalHost', b.namespace, b.name), b]));
   const bmhByBmc = new Map<string, KubeObject>();
-  for (const b of bmhs) {
-    const a = str(b.get('spec.bmc.address'));
-    if (a) bmhByBmc.set(bmcKey(a), b);
-  }
+  if (inventories.length > 0)
+    for (const b of bmhs) {
+      const a = str(dig(safeData(b), 'spec', 'bmc', 'address'));
+      if (a) bmhByBmc.set(bmcKey(a), b);
+    }
   const inventoryOf = new Map<KubeObject, KubeObject>();
   for (const inv of inventories) {
     const d = safeData(inv);
@@ -409,7 +422,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   for (const b of bmhs) {
     const hwd = hwdByHost.get(key('BareMetalHost', b.namespace, b.name));
     const inv = inventoryOf.get(b);
-    const status = b.get('status.hardware');
+    const status = dig(safeData(b), 'status', 'hardware');
     let hw: (typeof hostObjects)[number]['hw'];
     if (hwd && isObj(hwd.get('spec.hardware'))) hw = { source: `HardwareData ${hwd.name}`, data: hwd.get('spec.hardware'), kind: 'metal3' };
     else if (isObj(status)) hw = { source: 'BareMetalHost status.hardware', data: status, kind: 'metal3' };
@@ -467,9 +480,14 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     const d = safeData(o);
     if (!d) continue;
     // hygiene everywhere (BareMetalHost insecure-tls is reported above, with its own message)
-    if (on('template-leftover') || (on('insecure-tls') && k !== 'BareMetalHost')) walkHygiene(o, d, report, (r) => (r === 'insecure-tls' && k === 'BareMetalHost' ? false : on(r)));
+    // (the walk only where the item's text holds something to find: most items hold nothing)
+    const body = o.body;
+    const hygiene = (on('template-leftover') && TEMPLATE_LEFTOVER.test(body)) || (on('insecure-tls') && k !== 'BareMetalHost' && body.includes('disableCertificateVerification'));
+    if (hygiene) walkHygiene(o, d, report, (r) => (r === 'insecure-tls' && k === 'BareMetalHost' ? false : on(r)));
     if (k === 'BareMetalHost' || k === 'HardwareData' || k === 'HardwareInventory') continue;
-    if (on('certificate-expired') || on('certificate-expiring') || on('certificate-not-yet-valid') || on('certificate-key-mismatch') || on('certificate-unreadable')) {
+    // certificates: PEM, base64 PEM, kubeconfig *-data fields, or any Secret data (base64)
+    const mayHoldCerts = k === 'Secret' || body.includes('-----BEGIN') || body.includes(B64_PEM) || /-data['"]?:/.test(body) || body.includes('clusters:');
+    if (mayHoldCerts && (on('certificate-expired') || on('certificate-expiring') || on('certificate-not-yet-valid') || on('certificate-key-mismatch') || on('certificate-unreadable'))) {
       const r = checkCertificates(o, d, { now, warnDays: spec.certificates?.warnDays ?? 30 });
       certificates.push(...r.facts);
       for (const f of r.findings) report(f.rule, f.message, f);

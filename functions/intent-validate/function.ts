@@ -8,6 +8,7 @@ import specSchema from './spec.schema.json' with { type: 'json' };
 import { validateSpec } from './packed.js';
 import { analyse, type Finding, type IntentValidateSpec } from './analyse.js';
 import { RULES } from './rules.js';
+import { lineOfPath } from './schema.js';
 import { readExtraCrds } from './extra.js';
 
 export type { IntentValidateSpec };
@@ -24,11 +25,14 @@ export function toResults(findings: Finding[], ctx: { results: { add(s: Finding[
   for (const f of sorted) {
     let line = f.line;
     if (line === undefined && f.object && f.path) {
-      try {
-        line = f.object.lineOf(f.path.map(String).length ? (f.path as (string | number)[]) : []);
-      } catch {
-        line = undefined;
-      }
+      // from the item's text first; the YAML parser (KubeObject.lineOf) only when that cannot tell
+      line = lineOfPath(f.object, f.path);
+      if (line === undefined)
+        try {
+          line = f.object.lineOf(f.path as (string | number)[]);
+        } catch {
+          line = undefined;
+        }
     }
     ctx.results.add(f.severity, f.message, { object: f.object, field: f.field, rule: f.rule, line });
   }

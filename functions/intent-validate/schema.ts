@@ -182,7 +182,7 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
 
 const AMBIGUOUS = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|[-+]?0[0-7]+|[-+]?\d[\d_]*_[\d_]*|[-+]?\d+(?::[0-5]?\d){1,2}(?:\.\d*)?)$/;
 /** A cheap superset of AMBIGUOUS after `key: ` or `- `: most items have no candidate line at all. */
-const CANDIDATE = /[:-] +(?:(?:[yYnN]|[yY]es|YES|[nN]o|NO|[oO]n|ON|[oO]ff|OFF)[ \t]*(?:#|\r?\n|$)|[-+]?0[0-7]|[-+]?\d[\d_]*_|[-+]?\d+:[0-5]?\d)/;
+const CANDIDATE = /[:-] +(?:[yYnN]|[yY]es|YES|[nN]o|NO|[oO]n|ON|[oO]ff|OFF|[-+]?0[0-7]+|[-+]?\d[\d_]*_[\d_]*|[-+]?\d+(?::[0-5]?\d){1,2}(?:\.\d*)?)[ \t]*(?:#|\r?\n|$)/;
 const KEY_LINE = /^( *)((?:- +)*)((?:"[^"]*"|'[^']*'|[^\s#'"-][^:#]*?|-[^\s:#][^:#]*?)):(?: +(.*?))?\s*$/;
 const SEQ_LINE = /^( *)((?:- +)+)(.*?)\s*$/;
 
@@ -191,11 +191,12 @@ function stripComment(v: string): string {
   return (i >= 0 ? v.slice(0, i) : v).trim();
 }
 
-/** Plain scalars YAML 1.1 and YAML 1.2 (Go yaml.v3, kyaml, JSON schema tools) read differently. */
-export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
-  const out: SchemaFinding[] = [];
-  const body = o.body;
-  if (!CANDIDATE.test(body)) return out;
+/**
+ * Walks the block-YAML lines of an item: calls `visit(line index, path, raw value, column)` for
+ * every `key: value` line and every `- value` sequence entry, skipping comments and the bodies
+ * of block scalars. Text only (no parse): flow collections are not entered.
+ */
+export function walkLines(body: string, visit: (i: number, path: (string | number)[], value: string | undefined) => boolean | void): void {
   const lines = body.split('\n');
   const stack: { indent: number; key: string | number }[] = [];
   const seqCount = new Map<number, number>();
@@ -210,7 +211,6 @@ export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
     }
     const rest = line.slice(ind);
     if (rest === '' || rest[0] === '#' || rest === '---') continue;
-    let keyPart: string | undefined;
     let value: string | undefined;
     let col = ind;
     const km = KEY_LINE.exec(line);
@@ -226,7 +226,7 @@ export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
         c += _.length;
       }
       col = ind + dashes.length;
-      keyPart = km[3]!.replace(/^["']|["']$/g, '');
+      const keyPart = km[3]!.replace(/^["']|["']$/g, '');
       value = km[4];
       while (stack.length && stack[stack.length - 1]!.indent >= col) stack.pop();
       for (const k of [...seqCount.keys()]) if (k > col) seqCount.delete(k);
@@ -247,17 +247,37 @@ export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
       value = sm[3];
       col = c;
     }
-    if (value === undefined || value === '') continue;
-    if (/^[|>][-+0-9]*(\s+#.*)?$/.test(value)) {
-      blockIndent = col;
-      continue;
-    }
+    if (visit(i, stack.map((x) => x.key), value) === false) return;
+    if (value !== undefined && /^[|>][-+0-9]*(\s+#.*)?$/.test(value)) blockIndent = col;
+  }
+}
+
+/**
+ * The line (1-based, in the input) of `path` in an item, from its text: the line of the key or
+ * sequence entry. Undefined when the text walk does not find the whole path (flow collections,
+ * a path to a missing field ...): callers then ask the YAML parser (KubeObject.lineOf).
+ */
+export function lineOfPath(o: KubeObject, path: readonly (string | number)[]): number | undefined {
+  const want = path.map(String);
+  let found = -1;
+  walkLines(o.body, (i, p) => {
+    if (p.length !== want.length) return;
+    for (let k = 0; k < p.length; k++) if (String(p[k]) !== want[k]) return;
+    found = i;
+    return false;
+  });
+  return found < 0 ? undefined : (o.sourceLine ?? 1) + found;
+}
+
+/** Plain scalars YAML 1.1 and YAML 1.2 (Go yaml.v3, kyaml, JSON schema tools) read differently. */
+export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
+  const out: SchemaFinding[] = [];
+  const body = o.body;
+  if (!CANDIDATE.test(body)) return out;
+  walkLines(body, (i, path, value) => {
+    if (value === undefined || value === '' || /^[|>][-+0-9]*(\s+#.*)?$/.test(value)) return;
     const v = stripComment(value);
-    if (!AMBIGUOUS.test(v)) continue;
-    const path = stack.map((s) => s.key);
-    if (path[0] === 'metadata' && (path[1] === 'annotations' || path[1] === 'labels')) {
-      // label/annotation values must be strings: the schema check reports them as errors too
-    }
+    if (!AMBIGUOUS.test(v)) return;
     const reading = /^(y|yes|on|n|no|off)$/i.test(v)
       ? `YAML 1.1 (kubectl, yaml.v2) reads it as ${/^(y|yes|on)$/i.test(v) ? 'true' : 'false'}, YAML 1.2 (kustomize kyaml, yaml.v3) as the string "${v}"`
       : /^[-+]?0[0-7]+$/.test(v)
@@ -273,6 +293,6 @@ export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
       path,
       line: (o.sourceLine ?? 1) + i,
     });
-  }
+  });
   return out;
 }
