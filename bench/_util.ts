@@ -27,6 +27,28 @@ export async function timeAsync(fn: () => Promise<unknown>, minRuns = 3, minMs =
   return times[Math.floor(times.length / 2)]!;
 }
 
+/**
+ * Median wall times (ms) of several `node <args>` commands fed `input`, run interleaved (one of
+ * each per round) so that background load hits them all alike.
+ */
+export function startTimes(commands: Record<string, string[]>, input: string, env: NodeJS.ProcessEnv, rounds = 21): Record<string, number> {
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
+  for (let i = 0; i < rounds; i++) {
+    for (const [k, args] of Object.entries(commands)) {
+      const t = performance.now();
+      const r = spawnSync(process.execPath, args, { input, env, encoding: 'utf8' });
+      times[k]!.push(performance.now() - t);
+      if (r.status !== 0 && r.status !== 1) throw new Error(`node ${args.join(' ')} failed: ${r.stderr}`);
+    }
+  }
+  return Object.fromEntries(
+    Object.entries(times).map(([k, ts]) => {
+      ts.sort((a, b) => a - b);
+      return [k, ts[Math.floor(ts.length / 2)]!];
+    }),
+  );
+}
+
 /** Median wall time (ms) of running `node <args>` with `input` on stdin. */
 export function startTime(args: string[], input: string, env: NodeJS.ProcessEnv, runs = 15): number {
   const times: number[] = [];
