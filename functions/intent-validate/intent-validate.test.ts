@@ -1,5 +1,214 @@
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import { describeGolden } from '../../test/golden.js';
+import { loadYaml, readInput, runFunction, type KubeObject } from '../../src/krm/index.js';
+import { runValidate } from '../../src/cli/validate.js';
 import { definition } from './function.js';
+import { analyse, type IntentValidateSpec } from './analyse.js';
+import { lineOfPath } from './schema.js';
+import { unpack, validateSpec } from './packed.js';
+import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 
-describeGolden(definition, join(import.meta.dirname, 'testdata'));
+const testdata = join(import.meta.dirname, 'testdata');
+describeGolden(definition, testdata);
+
+function goldenCase(name: string): { items: KubeObject[]; spec: IntentValidateSpec } {
+  const dir = join(testdata, name);
+  const items = readInput(readFileSync(join(dir, 'input.yaml'), 'utf8')).items;
+  const fc = loadYaml(readFileSync(join(dir, 'fn-config.yaml'), 'utf8')) as { spec?: IntentValidateSpec };
+  return { items, spec: fc.spec ?? {} };
+}
+
+describe('analyse() facts', () => {
+  it('lists every certificate of the airshipctl test-site kubeconfig, with the expired target-cluster-admin one', async () => {
+    const { items, spec } = goldenCase('airshipctl-test-site');
+    const a = await analyse(items, spec);
+    const certs = a.facts.certificates.map((c) => ({ subject: c.subject, notAfter: c.notAfter, daysLeft: c.daysLeft, field: c.field, kind: c.resource.kind }));
+    expect(certs).toEqual([
+      { subject: 'CN=Kubernetes API', notAfter: '2030-09-13T01:04:37Z', daysLeft: 2447, field: 'config.clusters[0].cluster.certificate-authority-data', kind: 'KubeConfig' },
+      { subject: 'CN=kubernetes', notAfter: '2029-12-23T08:28:24Z', daysLeft: 2183, field: 'config.clusters[1].cluster.certificate-authority-data', kind: 'KubeConfig' },
+      { subject: 'CN=kubernetes-admin, O=system:masters', notAfter: '2029-12-02T19:15:10Z', daysLeft: 2162, field: 'config.users[0].user.client-certificate-data', kind: 'KubeConfig' },
+      { subject: 'O=system:masters, CN=kubernetes-admin', notAfter: '2021-09-15T01:22:46Z', daysLeft: -838, field: 'config.users[1].user.client-certificate-data', kind: 'KubeConfig' },
+    ]);
+    expect(a.counts).toEqual({ error: 2, warning: 5, info: 0 });
+    // no secret value ever reaches a finding
+    for (const f of a.findings) expect(f.message).not.toMatch(/password:|ENC\[/);
+  });
+
+  it('gives each host its hardware summary and every failing HardwareClassification/HardwareProfile constraint', async () => {
+    const { items, spec } = goldenCase('hardware-profiles');
+    const a = await analyse(items, spec);
+    const node01 = a.facts.hosts.find((h) => h.name === 'node01')!;
+    expect(node01.hardwareSource).toBe('HardwareData node01');
+    expect(node01.hardware).toMatchObject({ cpuCount: 96, ramMiB: 196608, manufacturer: 'Dell Inc.', productName: 'PowerEdge R640' });
+    // Metal3 semantics: RAM GB x 1024 MiB, disk GB x 10^9 bytes, NICs counted by vendor
+    expect(node01.profiles).toEqual([
+      {
+        kind: 'HardwareClassification',
+        name: 'profile1',
+        matched: false,
+        failures: [
+          'cpu count: wanted 1..72, found 96',
+          'ram: wanted 1..180 GB (x1024 MiB), found 196608 MiB',
+          'disk /dev/sdb size: wanted 1..3000 GB (x10^9 bytes), found 4000.8 GB',
+          'NICs of vendor 0x8086: wanted 2..7, found 1 (host vendors: 0x14e4, 0x8086)',
+        ],
+      },
+    ]);
+    const r640 = a.facts.hosts.find((h) => h.name === 'r640-7')!;
+    expect(r640.kind).toBe('HardwareInventory');
+    expect(r640.profiles.map((p) => [p.name, p.matched, p.failures.length])).toEqual([['worker-r640', false, 1]]);
+  });
+
+  it('sums role capacity: hosts per topology domain, requests vs capacity minus headroom', async () => {
+    const { items, spec } = goldenCase('capacity');
+    const a = await analyse(items, spec);
+    expect(a.facts.roles).toEqual([
+      { name: 'control-plane', hosts: ['cp1', 'cp2', 'cp3'], wanted: 4, domains: 2, cpuRequested: 0, memoryRequestedMiB: 0 },
+      // 2 x 16 cores x 0.8 = 25.6; 2 x 64 GiB x 0.8 = 104857 MiB
+      { name: 'worker', hosts: ['w1', 'w2'], wanted: 2, cpuRequested: 29, memoryRequestedMiB: 58368, cpuCapacity: 25.6, memoryCapacityMiB: 104857 },
+    ]);
+    expect(a.findings.map((f) => f.rule).sort()).toEqual(['capacity-hosts', 'capacity-resources']);
+  });
+
+  it('runs no rule that is off', async () => {
+    const { items } = goldenCase('airshipctl-test-site');
+    const off = Object.fromEntries(definition.moreHelp!.match(/^ {2}([a-z-]+) /gm)!.map((m) => [m.trim(), { severity: 'off' as const }]));
+    const a = await analyse(items, { rules: off, now: '2024-01-01T00:00:00Z' });
+    expect(a.findings).toEqual([]);
+  });
+});
+
+describe('line numbers', () => {
+  // every path of every item in the golden inputs: the text walk must agree with the YAML parser
+  it('lineOfPath agrees with KubeObject.lineOf on every path of the golden inputs', () => {
+    let checked = 0;
+    let total = 0;
+    for (const c of readdirSync(testdata).sort()) {
+      for (const o of readInput(readFileSync(join(testdata, c, 'input.yaml'), 'utf8')).items) {
+        const paths: (string | number)[][] = [];
+        const walk = (v: unknown, p: (string | number)[]): void => {
+          if (p.length) paths.push(p);
+          if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...p, i]));
+          else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(x, [...p, k]);
+        };
+        walk(o.data, []);
+        for (const p of paths) {
+          total++;
+          const fast = lineOfPath(o, p);
+          if (fast === undefined) continue;
+          checked++;
+          expect([c, o.id, p.join('.'), fast]).toEqual([c, o.id, p.join('.'), o.lineOf(p)]);
+        }
+      }
+    }
+    expect(total).toBeGreaterThan(700);
+    expect(checked / total).toBeGreaterThan(0.9);
+    console.log(`lineOfPath: ${checked} of ${total} paths found from the text, all equal to lineOf`);
+  });
+});
+
+describe('packed validators', () => {
+  it('compiles every built-in validator and accepts a minimal object of its kind', () => {
+    for (const [key, name] of Object.entries(BUILTIN_KEYS)) {
+      const v = unpack(name!) as (d: unknown) => boolean;
+      const parts = key.split('/');
+      const kind = parts.pop()!;
+      const apiVersion = parts.join('/');
+      // a minimal object passes unless the schema requires more; a wrong-typed metadata never passes
+      expect(typeof v, key).toBe('function');
+      expect(v({ apiVersion, kind, metadata: 'x' }), key).toBe(false);
+    }
+    expect((unpack('v23_v1_Secret') as (d: unknown) => boolean)({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { a: 'YQ==' } })).toBe(true);
+  });
+
+  it('validates the functionConfig spec (empty spec without compiling, errors otherwise)', () => {
+    expect(validateSpec({})).toBe(true);
+    expect(validateSpec({ rules: { schema: { severity: 'loud' } } })).toBe(false);
+    expect(validateSpec.errors?.[0]).toMatchObject({ instancePath: '/rules/schema/severity', keyword: 'enum' });
+    expect(validateSpec({ certificates: { warnDays: 14 } })).toBe(true);
+    expect(validateSpec.errors).toBeNull();
+  });
+
+  it('reports a bad functionConfig as a config error naming the field', async () => {
+    const r = await runFunction(definition, 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: baremetal-krm.dev/v1alpha1\n  kind: IntentValidate\n  spec:\n    rules:\n      schema:\n        severity: loud\n');
+    expect(r.exitCode).toBe(1);
+    expect(r.results[0]).toMatchObject({ severity: 'error', field: { path: 'spec.rules.schema.severity' } });
+    expect(r.results[0]!.message).toContain('must be one of "error", "warning", "info", "off"');
+  });
+});
+
+describe('baremetal-krm validate (CLI)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'iv-cli-'));
+  const bmh = (name: string, secret: string, mac: string): string =>
+    `apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: ${name}\n  namespace: site\nspec:\n  online: true\n  bootMACAddress: "${mac}"\n  bmc:\n    address: redfish+https://10.0.0.1/redfish/v1/Systems/${name}\n    credentialsName: ${secret}\n`;
+  const secret = (name: string): string =>
+    `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${name}\n  namespace: site\ndata:\n  password: ENC[AES256_GCM,data:AAAA,type:str]\nsops:\n  version: "3.7.3"\n`;
+  const good = join(dir, 'good.yaml');
+  const bad = join(dir, 'bad.yaml');
+  writeFileSync(good, `# hosts\n${bmh('node1', 'node1-bmc', '52:54:00:00:00:01')}---\n${secret('node1-bmc')}`);
+  writeFileSync(bad, `${secret('node2-bmc')}---\n# the typo\n${bmh('node2', 'node2-bmc-typo', '52:54:00:00:00:02')}`);
+
+  async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+    let out = '';
+    let err = '';
+    const code = await runValidate(argv, { out: (s) => (out += s), err: (s) => (err += s) });
+    return { code, out, err };
+  }
+
+  it('passes good files with exit 0 and a summary', async () => {
+    const r = await run([good]);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('0 error(s), 0 warning(s), 0 info in 2 object(s) from 1 file(s)\n');
+  });
+
+  it('names file and line (counted in the file, after comments and ---) and exits 1 on an error', async () => {
+    const r = await run([bad]);
+    expect(r.code).toBe(1);
+    // line 22 of bad.yaml: Secret (9 lines), ---, comment, then credentialsName on the BMH's 11th line
+    expect(readFileSync(bad, 'utf8').split('\n')[21]).toBe('    credentialsName: node2-bmc-typo');
+    expect(r.err).toBe(
+      `${bad}:22: error: BareMetalHost/site/node2 spec.bmc.credentialsName: BMC credentials Secret site/node2-bmc-typo referenced by BareMetalHost/site/node2 is not in the input: add the Secret (same namespace) or fix spec.bmc.credentialsName [reference]\n` +
+        '1 error(s), 0 warning(s), 0 info in 2 object(s) from 1 file(s)\n',
+    );
+  });
+
+  it('checks across files: a duplicate MAC in two files is an error in the second', async () => {
+    const other = join(dir, 'other.yaml');
+    writeFileSync(other, bmh('node3', 'node1-bmc', '52:54:00:00:00:01'));
+    const r = await run([good, other]);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(new RegExp(`^${other.replace(/[.]/g, '\\.')}:8: error: BareMetalHost/site/node3 spec.bootMACAddress: MAC 52:54:00:00:00:01 of BareMetalHost site/node3 is also used by BareMetalHost site/node1`, 'm'));
+  });
+
+  it('applies --config (rule severities) and rejects a bad config or option with exit 2', async () => {
+    const cfg = join(dir, 'cfg.yaml');
+    writeFileSync(cfg, 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: IntentValidate\nmetadata:\n  name: v\nspec:\n  rules:\n    reference:\n      severity: warning\n');
+    const r = await run(['--config', cfg, bad]);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain(`${bad}:22: warning: BareMetalHost/site/node2 spec.bmc.credentialsName:`);
+    const badCfg = join(dir, 'bad-cfg.yaml');
+    writeFileSync(badCfg, 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: IntentValidate\nmetadata:\n  name: v\nspec:\n  rules:\n    reference:\n      severity: loud\n');
+    const r2 = await run(['--config', badCfg, good]);
+    expect(r2.code).toBe(2);
+    expect(r2.err).toContain('spec.rules.reference.severity');
+    expect((await run(['--quite', good])).code).toBe(2);
+    expect((await run([join(dir, 'missing.yaml')])).code).toBe(2);
+    expect((await run(['--config'])).code).toBe(2);
+  });
+
+  it('--quiet prints only errors; --help lists every rule', async () => {
+    const warnOnly = join(dir, 'warn.yaml');
+    writeFileSync(warnOnly, bmh('node4', 'node1-bmc', '52:54:00:00:00:04').replace('https://', 'http://') + '---\n' + secret('node1-bmc'));
+    const loud = await run([warnOnly]);
+    expect(loud.code).toBe(0);
+    expect(loud.err).toMatch(/warn\.yaml:10: warning: .* \[plain-http-bmc\]\n0 error\(s\), 1 warning\(s\)/);
+    const q = await run(['--quiet', warnOnly]);
+    expect(q.err).toBe('0 error(s), 1 warning(s), 0 info in 2 object(s) from 1 file(s)\n');
+    const h = await run(['--help']);
+    expect(h.code).toBe(0);
+    for (const rule of ['schema', 'duplicate', 'certificate-expired', 'encryption', 'capacity-resources']) expect(h.out).toContain(`  ${rule} `);
+  });
+});

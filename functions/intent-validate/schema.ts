@@ -192,9 +192,21 @@ function stripComment(v: string): string {
 }
 
 /**
- * Walks the block-YAML lines of an item: calls `visit(line index, path, raw value, column)` for
- * every `key: value` line and every `- value` sequence entry, skipping comments and the bodies
- * of block scalars. Text only (no parse): flow collections are not entered.
+ * Before a sequence entry at column c: leave the entries deeper than c and an earlier entry of
+ * the same sequence, but keep a key at column c: its value is this (compact, `key:\n- x`) sequence.
+ */
+function popTo(stack: { indent: number; key: string | number }[], c: number): void {
+  while (stack.length) {
+    const top = stack[stack.length - 1]!;
+    if (top.indent > c || (top.indent === c && typeof top.key === 'number')) stack.pop();
+    else break;
+  }
+}
+
+/**
+ * Walks the block-YAML lines of an item: calls `visit(line index, path, raw value)` for every
+ * sequence entry that starts on a line (value undefined), then for the line's `key: value` or
+ * `- value`, skipping comments and the bodies of block scalars. Text only (no parse): flow collections are not entered.
  */
 export function walkLines(body: string, visit: (i: number, path: (string | number)[], value: string | undefined) => boolean | void): void {
   const lines = body.split('\n');
@@ -219,17 +231,18 @@ export function walkLines(body: string, visit: (i: number, path: (string | numbe
       // sequence entries on this line
       let c = ind;
       for (const _ of dashes.match(/- +/g) ?? []) {
-        while (stack.length && stack[stack.length - 1]!.indent >= c) stack.pop();
+        popTo(stack, c);
         const n = (seqCount.get(c) ?? -1) + 1;
         seqCount.set(c, n);
         stack.push({ indent: c, key: n });
         c += _.length;
+        if (visit(i, stack.map((x) => x.key), undefined) === false) return; // the entry itself
       }
       col = ind + dashes.length;
       const keyPart = km[3]!.replace(/^["']|["']$/g, '');
       value = km[4];
       while (stack.length && stack[stack.length - 1]!.indent >= col) stack.pop();
-      for (const k of [...seqCount.keys()]) if (k > col) seqCount.delete(k);
+      for (const k of [...seqCount.keys()]) if (k >= col) seqCount.delete(k);
       stack.push({ indent: col, key: keyPart });
     } else {
       const sm = SEQ_LINE.exec(line);
@@ -237,12 +250,13 @@ export function walkLines(body: string, visit: (i: number, path: (string | numbe
       const dashes = sm[2]!;
       let c = ind;
       for (const _ of dashes.match(/- +/g) ?? []) {
-        while (stack.length && stack[stack.length - 1]!.indent >= c) stack.pop();
+        popTo(stack, c);
         for (const k of [...seqCount.keys()]) if (k > c) seqCount.delete(k);
         const n = (seqCount.get(c) ?? -1) + 1;
         seqCount.set(c, n);
         stack.push({ indent: c, key: n });
         c += _.length;
+        if (visit(i, stack.map((x) => x.key), undefined) === false) return; // the entry itself
       }
       value = sm[3];
       col = c;

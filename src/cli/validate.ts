@@ -8,7 +8,7 @@ import { API_VERSION, Results, formatResult, loadYaml, readSpec } from '../krm/i
 import { KubeObject } from '../krm/index.js';
 import { analyse, type Finding } from '../../functions/intent-validate/analyse.js';
 import { definition } from '../../functions/intent-validate/function.js';
-import { loadCrypto } from '../../functions/intent-validate/certificates.js';
+import { lineOfPath } from '../../functions/intent-validate/schema.js';
 import { readExtraCrds } from '../../functions/intent-validate/extra.js';
 import { RULES } from '../../functions/intent-validate/rules.js';
 import { dirname, resolve } from 'node:path';
@@ -44,6 +44,11 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   if (args.flags.has('help')) {
     io.out(VALIDATE_HELP);
     return 0;
+  }
+  const unknown = [...args.flags].filter((f) => f !== 'quiet');
+  if (unknown.length) {
+    io.err(`baremetal-krm validate: unknown option --${unknown[0]} (see --help)\n`);
+    return 2;
   }
   const results = new Results();
   let spec = {};
@@ -95,7 +100,6 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   }
   const fileOf = new Map(krm.map((f) => [f.object, f]));
   const extraCrds = readExtraCrds((spec as { schemas?: { paths?: string[] } }).schemas?.paths ?? [], results);
-  if (krm.some((f) => f.object.kind !== 'BareMetalHost')) await loadCrypto();
   const a = await analyse(krm.map((f) => f.object), spec, {
     extraCrds,
     partial,
@@ -108,11 +112,13 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
     const fo = f.object ? fileOf.get(f.object) : undefined;
     let line = f.line;
     if (line === undefined && f.object && f.path) {
-      try {
-        line = f.object.lineOf(f.path);
-      } catch {
-        line = undefined;
-      }
+      line = lineOfPath(f.object, f.path);
+      if (line === undefined)
+        try {
+          line = f.object.lineOf(f.path);
+        } catch {
+          line = undefined;
+        }
     }
     line ??= fo?.line;
     const where = fo ? `${fo.path}:${line ?? fo.line}: ` : '';
