@@ -5,7 +5,7 @@
  * size, no credentials sent to a redirect on another origin, and a request counter.
  * Nothing it throws or logs contains the credentials.
  */
-import type { Agent, Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { lazy } from '../krm/lazy.js';
 
 /** undici, loaded on first use: generate mode and --help never pay for it (see scripts/build.mjs). */
@@ -93,8 +93,10 @@ export class RedfishClient {
   requests = 0;
   readonly origin: string;
   #opts: Required<Omit<ClientOptions, 'credentials' | 'ca'>> & Pick<ClientOptions, 'credentials' | 'ca'>;
-  #agent: Agent;
+  #pool: Dispatcher;
   #limiter: Limiter;
+  /** `accept` etc. and the Basic auth header, built once */
+  #basicHeaders: Record<string, string> | undefined;
   #token: string | undefined;
   #sessionUri: string | undefined;
   #login: Promise<void> | undefined;
@@ -112,8 +114,11 @@ export class RedfishClient {
       maxInFlight: 4,
       ...opts,
     };
-    this.#agent = new (undici().Agent)({
-      connections: this.#opts.maxInFlight,
+    // One keep-alive connection per request in flight, to this BMC only: a Client when one
+    // suffices, else a Pool. Timeouts are undici's own (headers, body idle, connect) plus a
+    // deadline checked as data arrives: no timer or AbortSignal is created per request.
+    const u8 = undici();
+    const common = {
       keepAliveTimeout: 30_000,
       headersTimeout: this.#opts.timeoutMs,
       bodyTimeout: this.#opts.timeoutMs,
@@ -122,7 +127,8 @@ export class RedfishClient {
         ...(this.#opts.ca ? { ca: this.#opts.ca } : {}),
         timeout: this.#opts.timeoutMs,
       },
-    });
+    };
+    this.#pool = this.#opts.maxInFlight === 1 ? new u8.Client(this.origin, common) : new u8.Pool(this.origin, { ...common, connections: this.#opts.maxInFlight });
     this.#limiter = new Limiter(this.#opts.maxInFlight);
   }
 
@@ -130,7 +136,8 @@ export class RedfishClient {
     const c = this.#opts.credentials;
     if (!c) return {};
     if (this.#opts.auth === 'session') return this.#token ? { 'x-auth-token': this.#token } : {};
-    return { authorization: 'Basic ' + Buffer.from(`${c.username}:${c.password}`).toString('base64') };
+    this.#basicHeaders ??= { authorization: 'Basic ' + Buffer.from(`${c.username}:${c.password}`).toString('base64') };
+    return this.#basicHeaders;
   }
 
   async #ensureSession(): Promise<void> {
@@ -160,47 +167,65 @@ export class RedfishClient {
     await this.#login;
   }
 
-  async #raw(
+  #raw(
     method: string,
     path: string,
     headers: Record<string, string>,
     body?: string,
   ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
     const { timeoutMs, maxBodyBytes } = this.#opts;
-    let res: Dispatcher.ResponseData;
-    try {
-      res = await this.#agent.request({
-        origin: this.origin,
-        path,
-        method: method as Dispatcher.HttpMethod,
-        headers: { accept: 'application/json', 'odata-version': '4.0', ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
-        body,
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-    } catch (e) {
-      throw new RedfishError(transportMessage(e, timeoutMs), 0, path);
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const declared = Number(res.headers['content-length'] ?? NaN);
-    if (declared > maxBodyBytes) {
-      res.body.destroy();
-      throw new RedfishError(`response of ${declared} bytes exceeds the ${maxBodyBytes}-byte cap`, res.statusCode, path);
-    }
-    try {
-      for await (const c of res.body) {
-        size += (c as Buffer).length;
-        if (size > maxBodyBytes) {
-          res.body.destroy();
-          throw new RedfishError(`response exceeds the ${maxBodyBytes}-byte cap`, res.statusCode, path);
-        }
-        chunks.push(c as Buffer);
-      }
-    } catch (e) {
-      if (e instanceof RedfishError) throw e;
-      throw new RedfishError(`body: ${transportMessage(e, timeoutMs)}`, 0, path);
-    }
-    return { status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) };
+    const deadline = Date.now() + timeoutMs;
+    return new Promise((resolve, reject) => {
+      let status = 0;
+      let resHeaders: Record<string, string | string[] | undefined> = {};
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let failed = false;
+      const fail = (controller: Dispatcher.DispatchController, e: RedfishError) => {
+        failed = true;
+        reject(e);
+        controller.abort(e);
+      };
+      this.#pool.dispatch(
+        {
+          origin: this.origin,
+          path,
+          method: method as Dispatcher.HttpMethod,
+          headers: body
+            ? { accept: 'application/json', 'odata-version': '4.0', 'content-type': 'application/json', ...headers }
+            : { accept: 'application/json', 'odata-version': '4.0', ...headers },
+          body,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        },
+        {
+          onRequestStart() {
+            /* the new handler API (undici unwraps handlers that have this) */
+          },
+          onResponseStart(controller, statusCode, h) {
+            status = statusCode;
+            resHeaders = h as Record<string, string | string[] | undefined>;
+            const declared = Number(h['content-length'] ?? NaN);
+            if (declared > maxBodyBytes) fail(controller, new RedfishError(`response of ${declared} bytes exceeds the ${maxBodyBytes}-byte cap`, statusCode, path));
+          },
+          onResponseData(controller, chunk) {
+            if (failed) return;
+            size += chunk.length;
+            if (size > maxBodyBytes) return fail(controller, new RedfishError(`response exceeds the ${maxBodyBytes}-byte cap`, status, path));
+            if (Date.now() > deadline) return fail(controller, new RedfishError(`body: no complete answer within ${timeoutMs} ms`, 0, path));
+            chunks.push(chunk);
+          },
+          onResponseEnd() {
+            if (!failed) resolve({ status, headers: resHeaders, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
+          },
+          onResponseError(_controller, e) {
+            if (failed) return;
+            failed = true;
+            reject(new RedfishError(status ? `body: ${transportMessage(e, timeoutMs)}` : transportMessage(e, timeoutMs), 0, path));
+          },
+        },
+      );
+    });
   }
 
   /** GET a resource as JSON, with retries; follows same-origin redirects only. */
@@ -266,7 +291,7 @@ export class RedfishClient {
       }
     }
     this.#token = undefined;
-    await this.#agent.close().catch(() => undefined);
+    await this.#pool.close().catch(() => undefined);
   }
 }
 
