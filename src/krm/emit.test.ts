@@ -7,9 +7,9 @@ import { PARSE_OPTIONS } from './lazy.js';
 describe('plainYaml', () => {
   it('reads back as the same data under YAML 1.1 and 1.2 (property)', () => {
     const json = fc.letrec((tie) => ({
-      v: fc.oneof({ depthSize: 'small' }, fc.string(), fc.constantFrom('yes', 'on', '0644', '1:20', 'a: b', '#x', ' x', 'x ', '', '- a'), fc.integer(), fc.boolean(), fc.constant(null), tie('a'), tie('o')),
+      v: fc.oneof({ depthSize: 'small' }, fc.string(), fc.constantFrom('yes', 'on', '0644', '1:20', 'a: b', '#x', ' x', 'x ', '', '- a', 'E0', 'e+5'), fc.integer(), fc.boolean(), fc.constant(null), tie('a'), tie('o')),
       a: fc.array(tie('v'), { maxLength: 3 }),
-      o: fc.dictionary(fc.string({ maxLength: 6 }), tie('v'), { maxKeys: 4 }),
+      o: fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('E0', 'yes', 'on', '1')), tie('v'), { maxKeys: 4 }),
     })).o;
     fc.assert(
       fc.property(json, (v) => {
@@ -17,7 +17,7 @@ describe('plainYaml', () => {
         expect(parse(text, PARSE_OPTIONS)).toEqual(v);
         expect(parse(text)).toEqual(v);
       }),
-      { numRuns: 500 },
+      { numRuns: Number(process.env.FC_RUNS ?? 500) },
     );
   });
 

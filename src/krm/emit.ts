@@ -4,7 +4,8 @@
  * double-quoted scalars). It saves loading the `yaml` package just to write results.
  */
 
-const AMBIGUOUS = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~)$/;
+// YAML 1.1 words for booleans and null, and `e0`/`E+5`, which the yaml package's 1.1 float reads as numbers
+const AMBIGUOUS = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|[eE][-+]?[0-9].*)$/;
 
 function safePlain(s: string): boolean {
   return /^[A-Za-z_/][A-Za-z0-9_ ./()-]*$/.test(s) && !s.endsWith(' ') && !AMBIGUOUS.test(s);

@@ -58,7 +58,9 @@ const docText = fc
       default:
         return stringify(obj, { version: '1.1', indentSeq: false });
     }
-  });
+  })
+  // a document that only stands at column 0 (a quoted scalar continued there) is no list entry
+  .filter((d) => parseAllDocuments(indentItem(d, 2)).every((x) => x.errors.length === 0));
 
 describe('ResourceList pass-through', () => {
   it('writes back what kpt fn render sends, byte for byte', async () => {
@@ -78,7 +80,7 @@ describe('ResourceList pass-through', () => {
         const r = await runFunction(identity, input);
         expect(r.output).toBe(input);
       }),
-      { numRuns: 300 },
+      { numRuns: Number(process.env.FC_RUNS ?? 300) },
     );
   });
 
@@ -99,7 +101,7 @@ describe('ResourceList pass-through', () => {
         // comments survive the edit
         for (const d of docs) for (const c of d.match(/# \w+/g) ?? []) expect(r.output).toContain(c);
       }),
-      { numRuns: 200 },
+      { numRuns: Number(process.env.FC_RUNS ?? 200) },
     );
   });
 
