@@ -2,7 +2,7 @@
  * examples/kustomize/<scenario>: every scenario's README commands run verbatim (kustomize with
  * container functions through the podman shim, kpt with exec functions), plus kpt with the
  * images, and each gives the checked-in expected output (or fails with the expected message).
- * Run: npx vitest run --config test/journey/vitest.e2e.config.ts
+ * Run: npm run test:e2e (or npx vitest run --config vitest.e2e.config.ts test/journey)
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';

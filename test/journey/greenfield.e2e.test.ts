@@ -3,7 +3,7 @@
  * discover -> render -> flatten -> validate, from nothing, must reproduce the committed site
  * byte for byte; the drift check must catch hand edits and stale renders; a wrong hardware
  * class must stop the render; the pre-commit hooks must pass as committed.
- * Run: npx vitest run --config test/journey/vitest.e2e.config.ts
+ * Run: npm run test:e2e (or npx vitest run --config vitest.e2e.config.ts test/journey)
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
