@@ -212,3 +212,74 @@ describe('baremetal-krm validate (CLI)', () => {
     for (const rule of ['schema', 'duplicate', 'certificate-expired', 'encryption', 'capacity-resources']) expect(h.out).toContain(`  ${rule} `);
   });
 });
+
+describe('lines in files (kpt and kustomize inputs)', () => {
+  // what kpt fn render sends for hosts.yaml (one document) and two.yaml (second document)
+  const input = `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: metal3.io/v1alpha1
+  kind: BareMetalHost
+  metadata:
+    name: n1
+    namespace: site
+    annotations:
+      config.kubernetes.io/index: '0'
+      config.kubernetes.io/path: 'hosts.yaml'
+      internal.config.kubernetes.io/index: '0'
+      internal.config.kubernetes.io/package-path: '/tmp/pkg'
+      internal.config.kubernetes.io/path: 'hosts.yaml'
+      internal.config.kubernetes.io/seqindent: 'compact'
+      internal.config.kubernetes.io/id: '2'
+      config.k8s.io/id: '2'
+  spec:
+    online: true
+    bmc:
+      address: redfish+https://x/redfish/v1/Systems/1
+      credentialsName: typo
+- apiVersion: v1
+  kind: Secret
+  metadata:
+    name: s
+    namespace: site
+    annotations:
+      team: a
+      config.kubernetes.io/index: '0'
+      config.kubernetes.io/path: 's.yaml'
+  data:
+    password: cGFzcw==
+- apiVersion: v1
+  kind: Secret
+  metadata:
+    name: s2
+    annotations:
+      config.kubernetes.io/index: '1'
+      config.kubernetes.io/path: 'two.yaml'
+  data:
+    password: cGFzcw==
+`;
+  it('counts from the document start, less the annotation lines the tool added; unknown for later documents', async () => {
+    const r = await runFunction(definition, input);
+    const lines = r.results.map((x) => [x.resourceRef?.name, x.file?.path, x.tags?.line]);
+    // hosts.yaml: credentialsName on line 10 (annotations: and its 8 lines are kpt's)
+    // s.yaml: the user's own annotations: key stays, kpt's two lines go: password on line 9
+    expect(lines).toEqual([
+      ['n1', 'hosts.yaml', '10'],
+      ['s', 's.yaml', '9'],
+      ['s2', 'two.yaml', undefined],
+    ]);
+  });
+
+  it('keeps the line in the input for a piped stream (no path annotation)', async () => {
+    const r = await runFunction(definition, '# hosts\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: cGFzcw==\n');
+    expect(r.results.map((x) => x.tags?.line)).toEqual(['7']);
+  });
+
+  it('takes the empty ConfigMap kpt fn eval sends without --fn-config, refuses one with data', async () => {
+    const rl = (data: string): string => `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: function-input\n  data: ${data}\n`;
+    expect((await runFunction(definition, rl('{}'))).exitCode).toBe(0);
+    const bad = await runFunction(definition, rl('{warnDays: "3"}'));
+    expect(bad.exitCode).toBe(1);
+    expect(bad.results[0]!.message).toContain('intent-validate takes no ConfigMap data (found warnDays)');
+  });
+});
