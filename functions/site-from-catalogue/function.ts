@@ -2,6 +2,7 @@
  * site-from-catalogue: airshipctl catalogues (and HardwareInventory) in, Metal3 BareMetalHosts,
  * BMC and network-data Secrets out, or a whole new site skeleton; `mode: distil` goes back.
  */
+import { posix } from 'node:path';
 import type { FunctionDefinition } from '../../src/krm/index.js';
 import specSchema from './spec.schema.json' with { type: 'json' };
 import validateSpec from './generated/spec.validate.js';
@@ -38,9 +39,14 @@ export const definition: FunctionDefinition<Spec> = {
     const plan = planHosts(ctx, spec, inputs);
     if (!plan.ok) return; // nothing half-written: previous output stays as it is
     const dir = (spec.outputDir ?? 'hosts').replace(/\/+$/, '');
+    // a host named by host-generation lists in several folders is written into each: the file
+    // is part of the identity (reconcile byPath)
     ctx.reconcile(
       `${OWNER}/hosts`,
-      plan.hosts.flatMap((h) => h.docs.map((data) => ({ data, path: `${dir}/${h.name}.yaml` }))),
+      plan.hosts.flatMap((h) =>
+        h.folders.flatMap((f) => h.docs.map((data) => ({ data: structuredClone(data), path: posix.join(f, dir, `${h.name}.yaml`) }))),
+      ),
+      { byPath: true },
     );
   },
 };

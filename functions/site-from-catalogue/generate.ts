@@ -19,6 +19,8 @@ export const SOPS_ANNOTATION = 'baremetal-krm.dev/sops-encrypted-regex';
 
 export interface RenderedHost {
   name: string;
+  /** folders of the host-generation lists that name it (see selection) */
+  folders: string[];
   role?: 'controlPlane' | 'workers';
   docs: Json[];
 }
@@ -112,21 +114,42 @@ function inventoryHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): void {
   }
 }
 
-/** Which hosts, in which order, and where the list came from (for results). */
-function selection<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): { name: string; object?: KubeObject; field: string }[] {
-  if (spec.hosts) return spec.hosts.map((name, i) => ({ name, field: `spec.hosts[${i}]` }));
+/** Which hosts, in which order, where the list came from (for results), and the folders of the lists naming them. */
+interface Selected {
+  name: string;
+  object?: KubeObject;
+  field: string;
+  /** folders (relative to the package) of the host-generation lists that name the host, when lists are in several folders; else `.` */
+  folders: string[];
+}
+
+/** Folder of an item's file (`.` at the package root or without a path annotation). */
+export function folderOf(o: KubeObject): string {
+  const p = o.annotations['internal.config.kubernetes.io/path'] ?? o.annotations['config.kubernetes.io/path'];
+  if (!p) return '.';
+  const i = p.lastIndexOf('/');
+  return i < 0 ? '.' : p.slice(0, i);
+}
+
+function selection(spec: Spec, inputs: Inputs): Selected[] {
+  if (spec.hosts) return spec.hosts.map((name, i) => ({ name, field: `spec.hosts[${i}]`, folders: ['.'] }));
   if (inputs.lists.length) {
-    const seen = new Set<string>();
-    const out: { name: string; object?: KubeObject; field: string }[] = [];
-    for (const l of inputs.lists)
+    // airshipctl: each phase's hostgenerator generates its list's hosts into that phase; a host
+    // named by lists in several folders (e.g. ephemeral and target) is generated into each of them
+    // with every list in one folder (the usual single list), hosts go to outputDir as before
+    const perFolder = new Set(inputs.lists.map((l) => folderOf(l.object))).size > 1;
+    const byName = new Map<string, Selected>();
+    for (const l of inputs.lists) {
+      const folder = perFolder ? folderOf(l.object) : '.';
       l.names.forEach((name, i) => {
-        if (seen.has(name)) return;
-        seen.add(name);
-        out.push({ name, object: l.object, field: `hosts.m3[${i}]` });
+        const seen = byName.get(name);
+        if (!seen) byName.set(name, { name, object: l.object, field: `hosts.m3[${i}]`, folders: [folder] });
+        else if (!seen.folders.includes(folder)) seen.folders.push(folder);
       });
-    return out;
+    }
+    return [...byName.values()];
   }
-  return [...inputs.hosts.keys()].map((name) => ({ name, field: '' }));
+  return [...inputs.hosts.keys()].map((name) => ({ name, field: '', folders: ['.'] }));
 }
 
 function matchesRule(h: Host, rule: RoleRule): boolean {
@@ -307,7 +330,8 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
 
   const linkIds = new Set(net.links.map((l) => String(l.id)));
   const selected: Host[] = [];
-  for (const sel of selection(ctx, spec, inputs)) {
+  const folders = new Map<string, string[]>();
+  for (const sel of selection(spec, inputs)) {
     const h = inputs.hosts.get(sel.name);
     if (!h) {
       ctx.results.error(
@@ -317,6 +341,7 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
       continue;
     }
     selected.push(h);
+    folders.set(h.name, sel.folders);
   }
 
   // validate each host's entry
@@ -503,7 +528,7 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
       stringData: { networkData: renderNetworkData(net, macs, addr.get(h.name) ?? {}) },
       type: 'Opaque',
     });
-    out.push({ name: h.name, role, docs });
+    out.push({ name: h.name, folders: folders.get(h.name) ?? ['.'], role, docs });
   }
   if (noSecret.length)
     ctx.results.info(

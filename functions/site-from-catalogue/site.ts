@@ -6,7 +6,7 @@
  */
 import { posix } from 'node:path';
 import { KubeObject, type Context, type Desired } from '../../src/krm/index.js';
-import { planHosts } from './generate.js';
+import { planHosts, type RenderedHost } from './generate.js';
 import { isMap, readInputs, type Json } from './inputs.js';
 import type { SitePhase, Spec } from './spec.js';
 
@@ -32,8 +32,9 @@ export function generateSite<S>(ctx: Context<S>, spec: Spec): void {
   const before = ctx.results.count('error');
 
   for (const [i, p] of phases.entries()) {
-    if (p.path.startsWith('/') || posix.normalize(p.path).startsWith('..') || p.path === 'phases' || p.path.startsWith('target/catalogues'))
-      ctx.results.error(`spec.site.phases[${i}].path "${p.path}" must be a folder inside the site (and not phases/ or target/catalogues/)`, {
+    const n = posix.normalize(p.path).replace(/\/+$/, '');
+    if (p.path.startsWith('/') || n.startsWith('..') || n === '.' || /^(phases|host-inventory|target\/catalogues)(\/|$)/.test(n))
+      ctx.results.error(`spec.site.phases[${i}].path "${p.path}" must be a folder inside the site (and not phases/, host-inventory/ or target/catalogues/)`, {
         field: `spec.site.phases[${i}].path`,
         rule: 'site/bad-phase-path',
       });
@@ -74,8 +75,43 @@ export function generateSite<S>(ctx: Context<S>, spec: Spec): void {
   const plan = planHosts(ctx, hostSpec, inputs);
   if (!plan.ok) return;
 
+  // which hosts each phase deploys; a host may be in several phases (written into each folder)
+  const phaseHosts: RenderedHost[][] = [];
+  const known = new Map(plan.hosts.map((h) => [h.name, h]));
+  for (const [i, p] of phases.entries()) {
+    const sel = p.hosts ?? 'none';
+    let hosts: RenderedHost[] = [];
+    if (Array.isArray(sel)) {
+      for (const [j, n] of sel.entries()) {
+        const h = known.get(n);
+        if (h) hosts.push(h);
+        else
+          ctx.results.error(`spec.site.phases[${i}].hosts[${j}]: host "${n}" is not one of the site's hosts (${[...known.keys()].join(', ') || 'none'})`, {
+            field: `spec.site.phases[${i}].hosts[${j}]`,
+            rule: 'site/unknown-host',
+          });
+      }
+    } else if (sel !== 'none') hosts = plan.hosts.filter((h) => h.role === sel);
+    if (p.count !== undefined) {
+      if (Array.isArray(sel) || sel === 'none')
+        ctx.results.error(`spec.site.phases[${i}].count needs hosts: controlPlane or workers`, { field: `spec.site.phases[${i}].count`, rule: 'site/bad-phase' });
+      else if (hosts.length < p.count)
+        ctx.results.error(`spec.site.phases[${i}] (${p.path}) wants ${p.count} ${sel} host(s) but the site has ${hosts.length}`, {
+          field: `spec.site.phases[${i}].count`,
+          rule: 'site/bad-phase',
+        });
+      hosts = hosts.slice(0, p.count);
+    }
+    phaseHosts.push(hosts);
+  }
+  const dirs = phases.map((p) => posix.normalize(p.path).replace(/\/+$/, ''));
+  const dupDir = dirs.find((d, i) => dirs.indexOf(d) !== i);
+  if (dupDir) ctx.results.error(`spec.site.phases: folder ${dupDir} is listed twice`, { field: 'spec.site.phases', rule: 'site/bad-phase-path' });
+  if (ctx.results.count('error') !== before) return;
+
   const desired: Desired[] = [];
   const siteRoot = `${root}/${site.name}`;
+  const hostDocs = (h: RenderedHost, file: string) => h.docs.map((d) => ({ data: structuredClone(d), path: at(file) }));
   desired.push({
     data: {
       apiVersion: 'airshipit.org/v1alpha1',
@@ -93,45 +129,79 @@ export function generateSite<S>(ctx: Context<S>, spec: Spec): void {
       path: at('target/catalogues/kustomization.yaml'),
     });
 
+  // host-inventory: every host (ManifestMetadata spec.inventory.path, read by `airshipctl baremetal`)
+  const inventoryBody: Json = { resources: plan.hosts.map((h) => `hosts/${h.name}.yaml`) };
+  if (plan.hosts.length) inventoryBody.namespace = ns;
+  desired.push({ data: kustomization(`${site.name}-host-inventory`, inventoryBody), path: at('host-inventory/kustomization.yaml') });
+  for (const h of plan.hosts) desired.push(...hostDocs(h, `host-inventory/hosts/${h.name}.yaml`));
+
   const placed = new Set<string>();
   const phaseDocs: Json[] = [];
-  for (const p of phases) {
-    const dir = posix.normalize(p.path).replace(/\/+$/, '');
+  for (const [i, p] of phases.entries()) {
+    const dir = dirs[i]!;
     const depth = dir.split('/').length;
     const typeRef = posix.normalize(posix.join('../'.repeat(depth), site.type, dir));
-    const hosts = p.hosts && p.hosts !== 'none' ? plan.hosts.filter((h) => h.role === p.hosts && !placed.has(h.name)) : [];
-    const resources = [typeRef, ...hosts.map((h) => `hosts/${h.name}.yaml`)];
-    const body: Json = { resources };
+    const hosts = phaseHosts[i]!;
+    const body: Json = { resources: [typeRef, ...hosts.map((h) => `hosts/${h.name}.yaml`)] };
     if (hosts.length) body.namespace = ns;
     desired.push({ data: kustomization(`${site.name}-${dir.replace(/\//g, '-')}`, body), path: at(`${dir}/kustomization.yaml`) });
     for (const h of hosts) {
       placed.add(h.name);
-      for (const d of h.docs) desired.push({ data: d, path: at(`${dir}/hosts/${h.name}.yaml`) });
+      desired.push(...hostDocs(h, `${dir}/hosts/${h.name}.yaml`));
     }
     const parts = dir.split('/');
     const phaseName = p.phaseName ?? (parts.length > 1 ? `${parts[parts.length - 1]}-${parts[0]}` : parts[0]!);
     phaseDocs.push({
       apiVersion: 'airshipit.org/v1alpha1',
       kind: 'Phase',
-      metadata: { name: phaseName },
-      config: { executorRef: { apiVersion: 'airshipit.org/v1alpha1', kind: 'KubernetesApply', name: 'kubernetes-apply' }, documentEntryPoint: `${siteRoot}/${dir}` },
+      metadata: { name: phaseName, clusterName: p.clusterName ?? `${parts[0]}-cluster` },
+      // relative to ManifestMetadata docEntryPointPrefix, as airshipctl's manifests/phases/phases.yaml
+      config: { executorRef: { apiVersion: 'airshipit.org/v1alpha1', kind: 'KubernetesApply', name: EXECUTOR }, documentEntryPoint: dir },
     });
   }
-  for (const d of phaseDocs) desired.push({ data: d, path: at('phases/phases.yaml') });
-  desired.push({ data: kustomization(`${site.name}-phases`, { resources: ['phases.yaml'] }), path: at('phases/kustomization.yaml') });
-  ctx.reconcile('site-from-catalogue/site', desired);
+
+  // the phase plan: the type's (referenced), or one generated from the phase folders
+  const fromType = site.phasePlan?.fromType;
+  const clusters = [...new Set(phaseDocs.map((d) => String((d.metadata as Json).clusterName)))];
+  if (fromType !== undefined) {
+    const ref = posix.normalize(posix.join('..', site.type, fromType));
+    desired.push({ data: kustomization(`${site.name}-phases`, { resources: [ref] }), path: at('phases/kustomization.yaml') });
+    ctx.results.info(
+      `phases/ uses the type's phase plan (${ref}): its Phase documents' documentEntryPoint must be folders of this site (written: ${dirs.join(', ')}); check them, and add the site's ClusterMap and kubeconfig for its clusters`,
+      { field: 'spec.site.phasePlan.fromType', rule: 'site/decide-phase-plan' },
+    );
+  } else {
+    const planName = site.phasePlan?.name ?? `deploy-${site.name}`;
+    desired.push({
+      data: {
+        apiVersion: 'airshipit.org/v1alpha1',
+        kind: 'PhasePlan',
+        metadata: { name: planName },
+        description: `Phase plan for ${site.name} deployment`,
+        phases: phaseDocs.map((d) => ({ name: (d.metadata as Json).name })),
+      },
+      path: at('phases/plan.yaml'),
+    });
+    for (const d of phaseDocs) desired.push({ data: d, path: at('phases/phases.yaml') });
+    desired.push({ data: executor(), path: at('phases/executors.yaml') });
+    desired.push({
+      data: kustomization(`${site.name}-phases`, { resources: ['executors.yaml', 'phases.yaml', 'plan.yaml'] }),
+      path: at('phases/kustomization.yaml'),
+    });
+    ctx.results.info(
+      `phases/plan.yaml (PhasePlan ${planName}) applies the ${phaseDocs.length} phase folders in the order of spec.site.phases with the KubernetesApply executor ${EXECUTOR}; add wait/helper phases where the type needs them, or set spec.site.phasePlan.fromType to use the type's plan. The phases target cluster(s) ${clusters.join(', ')}: add the site's ClusterMap and kubeconfig`,
+      { field: 'spec.site.phasePlan', rule: 'site/decide-phase-plan' },
+    );
+  }
+  ctx.reconcile('site-from-catalogue/site', desired, { byPath: true });
 
   // what the operator still has to decide
   const unplaced = plan.hosts.filter((h) => !placed.has(h.name)).map((h) => h.name);
   if (unplaced.length)
-    ctx.results.info(`host(s) ${unplaced.join(', ')} are in no phase: give a phase \`hosts: controlPlane\` or \`hosts: workers\`, or change spec.roles`, {
+    ctx.results.info(`host(s) ${unplaced.join(', ')} are in no phase (only in host-inventory/): give a phase \`hosts: controlPlane\`, \`hosts: workers\` or their names, or change spec.roles`, {
       field: 'spec.site.phases',
       rule: 'site/decide-unplaced-hosts',
     });
-  ctx.results.info(
-    `the type's phase plan is not included: add \`${posix.normalize(posix.join('..', site.type, 'phases'))}\` to phases/kustomization.yaml resources once its Phase documents fit this site, and an executor for each Phase`,
-    { field: 'spec.site.type', rule: 'site/decide-phase-plan' },
-  );
   const nc = inputs.networkCatalogues;
   const endpoint = nc.some((o) => {
     const h = o.get('spec.kubernetes.controlPlaneEndpoint.host');
@@ -141,4 +211,23 @@ export function generateSite<S>(ctx: Context<S>, spec: Spec): void {
     ctx.results.info('no kubernetes.controlPlaneEndpoint.host in the NetworkCatalogue: choose the API server address (a VIP or the first control plane host)', {
       rule: 'site/decide-endpoint',
     });
+}
+
+const EXECUTOR = 'kubernetes-apply';
+
+/** The KubernetesApply executor of airshipctl's manifests/phases/executors.yaml (kubernetes-apply). */
+function executor(): Json {
+  return {
+    apiVersion: 'airshipit.org/v1alpha1',
+    kind: 'KubernetesApply',
+    metadata: { labels: { 'airshipit.org/deploy-k8s': 'false' }, name: EXECUTOR },
+    config: {
+      waitOptions: {
+        timeout: 2500,
+        pollInterval: 10,
+        conditions: [{ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', jsonPath: '{.status.provisioning.state}', value: 'provisioned' }],
+      },
+      pruneOptions: { prune: false },
+    },
+  };
 }

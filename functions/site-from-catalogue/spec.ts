@@ -7,8 +7,10 @@ export interface RoleRule {
 
 export interface SitePhase {
   path: string;
-  hosts?: 'controlPlane' | 'workers' | 'none';
+  hosts?: 'controlPlane' | 'workers' | 'none' | string[];
+  count?: number;
   phaseName?: string;
+  clusterName?: string;
 }
 
 export interface Spec {
@@ -27,5 +29,6 @@ export interface Spec {
     dir?: string;
     phases?: SitePhase[];
     catalogues?: Record<string, unknown>[];
+    phasePlan?: { name?: string; fromType?: string };
   };
 }
