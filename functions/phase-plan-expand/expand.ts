@@ -6,6 +6,7 @@
 import { posix } from 'node:path';
 import type { KubeObject } from '../../src/krm/index.js';
 import { dnsName, pruneOf, waitPlan, type WaitPlan } from './flux.js';
+import type { JobPlan } from './jobs.js';
 import {
   AIRSHIP_GROUP,
   DEPENDS_ON_ANNOTATION,
@@ -67,6 +68,10 @@ export interface Step {
   ksName?: string;
   /** what must run at a gate */
   gate?: string;
+  /** `gates: job`: the Job this gate became */
+  job?: JobPlan;
+  /** `gates: job`: why this gate stays a gate */
+  notJob?: string;
   /** a target-cluster step before the move that makes it self-managed */
   beforeMove?: string;
 }
@@ -612,7 +617,7 @@ export function descendants(steps: Step[], i: number): Set<number> {
   return out;
 }
 
-/** The Flux dependencies of a step: its dependencies, with gates replaced by their own (transitively). */
+/** The Flux dependencies of a step: its dependencies (Kustomizations and Job gates), with explicit gates replaced by their own (transitively). */
 export function fluxDeps(steps: Step[], st: Step): { deps: Step[]; gates: Step[] } {
   const deps = new Set<Step>();
   const gates = new Set<Step>();
@@ -621,7 +626,7 @@ export function fluxDeps(steps: Step[], st: Step): { deps: Step[]; gates: Step[]
     if (seen.has(i)) return;
     seen.add(i);
     const d = steps[i]!;
-    if (d.flux) deps.add(d);
+    if (d.flux || d.job) deps.add(d);
     else {
       gates.add(d);
       d.deps.forEach(walk);

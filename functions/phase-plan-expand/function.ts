@@ -8,7 +8,9 @@ import specSchema from './spec.schema.json' with { type: 'json' };
 import validateSpec from './generated/spec.validate.js';
 import { analysePlan, checkPhase, fluxDeps, readBundle, type Finding, type PlanAnalysis, type Settings } from './expand.js';
 import { dnsName } from './flux.js';
+import { planJob, type JobsConfig } from './jobs.js';
 import { AIRSHIP_GROUP } from './model.js';
+import { posix } from 'node:path';
 import { renderReport, type ReportContext } from './report.js';
 
 export interface Spec {
@@ -23,6 +25,16 @@ export interface Spec {
   kubeconfigSecrets?: Record<string, { name: string; key?: string }>;
   outputDir?: string;
   checkUnplannedPhases?: boolean;
+  gates?: 'report' | 'job';
+  packagePath?: string;
+  jobs?: {
+    namespace?: string;
+    serviceAccountName?: string;
+    timeout?: string;
+    backoffLimit?: number;
+    clusterctlImage?: string;
+    krmEntrypoints?: Record<string, string[]>;
+  };
 }
 
 export const OWNER = 'phase-plan-expand';
@@ -31,6 +43,20 @@ const ANN_PREFIX = 'baremetal-krm.dev/';
 
 function planKey(o: KubeObject): string {
   return o.namespace ? `${o.namespace}.${o.name}` : o.name;
+}
+
+/**
+ * A kustomization.yaml listing exactly `resources`: it keeps Flux (which generates a
+ * kustomization of every YAML file below a path that has none) from applying the gate folders
+ * with the plan's Kustomizations. Local config: kpt functions and \`kpt live\` leave it alone.
+ */
+function kustomizeFile(name: string, plan: string, resources: string[]): Record<string, unknown> {
+  return {
+    apiVersion: 'kustomize.config.k8s.io/v1beta1',
+    kind: 'Kustomization',
+    metadata: { name, annotations: { 'config.kubernetes.io/local-config': 'true', [`${ANN_PREFIX}phase-plan`]: plan } },
+    resources,
+  };
 }
 
 function emit(ctx: { results: Results }, f: Finding): void {
@@ -88,7 +114,24 @@ export const definition: FunctionDefinition<Spec> = {
       const c = bundle.clusters.get(cluster);
       return { name: `${c?.clusterApiName ?? cluster}-kubeconfig`, key: 'value' };
     };
-    const rc: ReportContext = { bundle, sourceRef, fluxEnabled: outputs.has('flux'), kubeconfigSecret, namespace };
+    const jobMode = spec.gates === 'job';
+    if (jobMode && !outputs.has('flux'))
+      ctx.results.warning('functionConfig spec.gates is "job" but spec.outputs has no "flux": Job gates are ordered by Flux Kustomizations, so every gate stays a gate; add "flux" to spec.outputs', {
+        rule: 'config',
+        field: 'spec.gates',
+      });
+    const jobs: JobsConfig = {
+      namespace: spec.jobs?.namespace ?? namespace,
+      timeout: spec.jobs?.timeout ?? '1h',
+      backoffLimit: spec.jobs?.backoffLimit ?? 2,
+      krmEntrypoints: spec.jobs?.krmEntrypoints ?? {},
+    };
+    if (spec.jobs?.serviceAccountName) jobs.serviceAccountName = spec.jobs.serviceAccountName;
+    if (spec.jobs?.clusterctlImage) jobs.clusterctlImage = spec.jobs.clusterctlImage;
+    const packagePath = spec.packagePath ?? '';
+    const byKindName = new Map<string, KubeObject>();
+    for (const o of ctx.items) if (!byKindName.has(`${o.kind}|${o.name}`)) byKindName.set(`${o.kind}|${o.name}`, o);
+    const rc: ReportContext = { bundle, sourceRef, fluxEnabled: outputs.has('flux'), kubeconfigSecret, namespace, jobMode: jobMode && outputs.has('flux') };
 
     const selected = spec.plans ? new Set(spec.plans) : undefined;
     if (selected)
@@ -109,6 +152,48 @@ export const definition: FunctionDefinition<Spec> = {
       const findings: Finding[] = [];
       const prefix = dnsName(obj.name);
       const a = analysePlan(bundle, settings, obj, cache, findings, prefix);
+      if (rc.jobMode && a.errors === 0) {
+        const inPlan = new Map(a.steps.filter((x) => x.ksName).map((x) => [x.ksName!, x]));
+        for (const st of a.steps) {
+          if (!st.gate) continue;
+          const name = dnsName(`${prefix}-${st.id}`);
+          const gateFinding = findings.find((f) => f.rule === 'plan/gate' && f.step === st.num);
+          const other = inPlan.get(name);
+          if (other) {
+            findings.push({
+              severity: 'error',
+              rule: 'flux/name-collision',
+              message: `PhasePlan ${obj.name} step ${st.num} (${st.id}): Job and Kustomization name ${name} is also the name of step ${other.num} (${other.id}) once made DNS-1123; give one step a distinct \`id\``,
+              object: obj,
+              field: `${st.field}.id`,
+              plan: obj.name,
+              step: st.num,
+              phase: st.phaseName,
+            });
+            a.errors++;
+            continue;
+          }
+          const d = planJob(st, {
+            bundle,
+            cfg: jobs,
+            name,
+            planName: obj.name,
+            planLabel: prefix,
+            step: `${st.num}/${a.steps.length}`,
+            kubeconfigSecret,
+            lookup: (kind, n) => byKindName.get(`${kind}|${n}`),
+          });
+          if ('job' in d) {
+            st.job = d.job;
+            st.ksName = name;
+            inPlan.set(name, st);
+            if (gateFinding) gateFinding.message = gateFinding.message.replace(/; gate: .*$/, `; runs as Job ${jobs.namespace}/${name} (${d.job.summary}), applied by Kustomization ${namespace}/${name}`);
+          } else {
+            st.notJob = d.reason;
+            if (gateFinding) gateFinding.message += `; not a Job: ${d.reason}`;
+          }
+        }
+      }
       // Kustomization names must be unique across plans too
       for (const st of a.steps) {
         if (!st.ksName) continue;
@@ -151,7 +236,7 @@ export const definition: FunctionDefinition<Spec> = {
       const dir = `${outputDir}/${dnsName(obj.name)}`;
       if (outputs.has('flux')) {
         for (const st of a.steps) {
-          if (!st.flux) continue;
+          if (!st.flux && !st.job) continue;
           const { deps, gates } = fluxDeps(a.steps, st);
           const ann: Record<string, string> = {
             [`${ANN_PREFIX}phase-plan`]: obj.name,
@@ -159,6 +244,32 @@ export const definition: FunctionDefinition<Spec> = {
             [`${ANN_PREFIX}step`]: `${st.num}/${a.steps.length}`,
           };
           if (gates.length > 0) ann[`${ANN_PREFIX}after-gates`] = gates.map((g) => g.id).join(',');
+          if (st.job) {
+            const gateDir = `${dir}/gates/${st.ksName}`;
+            ann[`${ANN_PREFIX}gate`] = 'job';
+            const gks: Record<string, unknown> = {
+              interval,
+              path: './' + posix.join(packagePath || '.', gateDir),
+              prune: true,
+              sourceRef: { kind: sourceRef.kind, name: sourceRef.name, namespace: sourceRef.namespace },
+            };
+            if (deps.length > 0) gks.dependsOn = deps.map((d) => ({ name: d.ksName }));
+            gks.wait = true;
+            gks.force = true;
+            gks.timeout = jobs.timeout;
+            desired.push({
+              data: {
+                apiVersion: FLUX_API,
+                kind: 'Kustomization',
+                metadata: { name: st.ksName, namespace, labels: { [`${ANN_PREFIX}phase-plan`]: dnsName(obj.name) }, annotations: ann },
+                spec: gks,
+              },
+              path: `${dir}/kustomizations.yaml`,
+            });
+            for (const o of st.job.objects) desired.push({ data: o, path: `${gateDir}/job.yaml` });
+            desired.push({ data: kustomizeFile(st.ksName!, obj.name, ['job.yaml']), path: `${gateDir}/kustomization.yaml` });
+            continue;
+          }
           const ks: Record<string, unknown> = {
             interval,
             path: st.path,
@@ -190,6 +301,8 @@ export const definition: FunctionDefinition<Spec> = {
           });
         }
       }
+      // the plan folder's own kustomization.yaml lists kustomizations.yaml only, never gates/
+      if (rc.jobMode && desired.some((d) => d.path === `${dir}/kustomizations.yaml`)) desired.push({ data: kustomizeFile(dnsName(obj.name), obj.name, ['kustomizations.yaml']), path: `${dir}/kustomization.yaml` });
       if (outputs.has('report')) {
         const md = renderReport(a, rc);
         desired.push({
@@ -204,6 +317,7 @@ export const definition: FunctionDefinition<Spec> = {
               steps: String(a.steps.length),
               kustomizations: String(a.steps.filter((s) => s.flux).length),
               gates: String(a.steps.filter((s) => s.gate).length),
+              ...(rc.jobMode ? { jobs: String(a.steps.filter((s) => s.job).length) } : {}),
               'plan.md': md,
             },
           },

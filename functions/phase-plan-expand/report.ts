@@ -7,6 +7,8 @@ export interface ReportContext {
   fluxEnabled: boolean;
   kubeconfigSecret: (cluster: string) => { name: string; key: string };
   namespace: string;
+  /** `gates: job` (with Flux output): gates that can run unattended became Jobs */
+  jobMode?: boolean;
 }
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -27,10 +29,13 @@ export function renderReport(a: PlanAnalysis, rc: ReportContext): string {
   const b = rc.bundle;
   const flux = steps.filter((s) => s.flux);
   const gates = steps.filter((s) => s.gate);
+  const jobs = steps.filter((s) => s.job);
   const L: string[] = [];
   L.push(`# Phase plan ${plan.name}`, '');
   if (plan.description) L.push(plan.description, '');
-  L.push(`- steps: ${steps.length} (${flux.length} Flux Kustomization${flux.length === 1 ? '' : 's'}, ${gates.length} gate${gates.length === 1 ? '' : 's'})`);
+  L.push(
+    `- steps: ${steps.length} (${flux.length} Flux Kustomization${flux.length === 1 ? '' : 's'}, ${gates.length} gate${gates.length === 1 ? '' : 's'}${rc.jobMode ? `, ${jobs.length} of them as Jobs` : ''})`,
+  );
   const levelCount = steps.length ? Math.max(...a.levels) + 1 : 0;
   L.push(a.graph ? `- order: graph (dependsOn), ${levelCount} parallel group${levelCount === 1 ? '' : 's'}` : '- order: chain, each step after the one before');
   L.push(`- management cluster (where Flux runs): ${b.management ?? '(none: no ClusterMap root)'}`);
@@ -41,13 +46,24 @@ export function renderReport(a: PlanAnalysis, rc: ReportContext): string {
   for (const s of steps) {
     const ex = s.executor ? `${s.executor.kind}/${s.executor.name}` : '(unresolved)';
     const waits = s.wait ? s.wait.summary.join('; ') + (s.prune ? '; prune' : '') : '-';
-    const f = s.flux ? (rc.fluxEnabled ? `Kustomization ${s.ksName}` : 'Kustomization (off)') : s.gate ? 'gate' : '-';
+    const f = s.flux ? (rc.fluxEnabled ? `Kustomization ${s.ksName}` : 'Kustomization (off)') : s.job ? `Job ${s.ksName}` : s.gate ? 'gate' : '-';
     L.push(`| ${s.num} | ${cell(s.id)} | ${cell(s.phaseName)} | ${cell(s.cluster ?? '-')} | ${cell(ex)} | ${cell(s.path ?? '-')} | ${cell(waits)} | ${cell(f)} |`);
   }
-  if (gates.length > 0) {
-    L.push('', '## Gates', '');
+  if (rc.jobMode && gates.length > 0) {
+    L.push('', '## Gates run as Jobs', '');
+    if (jobs.length === 0) L.push('None of the gates can run as a Job (see below).');
+    else
+      L.push(
+        'Each runs as a Job in its own folder `gates/<name>/`, applied by its own Flux Kustomization (`wait: true`, `force: true`) in the dependsOn chain: the steps after it wait for the Job to complete.',
+        '',
+      );
+    for (const g of jobs) L.push(`- step ${g.num} ${g.id}: Job ${g.ksName}: ${g.job!.summary}`);
+  }
+  const manual = gates.filter((s) => !s.job);
+  if (manual.length > 0) {
+    L.push('', rc.jobMode ? '## Gates to run by hand' : '## Gates', '');
     L.push('Flux cannot perform these steps; run each one at its place in the order. The Kustomization after a gate names it in its `baremetal-krm.dev/after-gates` annotation.', '');
-    for (const g of gates) L.push(`- step ${g.num} ${g.id}: ${g.gate}`);
+    for (const g of manual) L.push(`- step ${g.num} ${g.id}: ${g.gate}${g.notJob ? ` (not a Job: ${g.notJob})` : ''}`);
   }
   // cluster groups: parents before children, then steps without a cluster
   L.push('', '## Cluster groups', '');
