@@ -9,6 +9,7 @@ import validateSpec from './generated/spec.validate.js';
 import { planHosts } from './generate.js';
 import { readInputs } from './inputs.js';
 import { distil } from './distil.js';
+import { warnPlaintextSecrets } from './credentials.js';
 import { generateSite } from './site.js';
 import type { Spec } from './spec.js';
 
@@ -23,10 +24,12 @@ export const definition: FunctionDefinition<Spec> = {
   validateSpec,
   moreHelp: [
     'Rules (tags.rule): catalogue/*, hosts/unknown-host, host/missing-field, host/bad-mac, host/bad-ip, host/unknown-link,',
-    'host/unknown-network, host/unknown-profile, host/missing-ip, host/duplicate-mac, ipam/*, roles/*, credentials/*, inventory/*, distil/*, site/*.',
+    'host/unknown-network, host/unknown-profile, host/missing-ip, host/duplicate-mac, ipam/*, roles/*, credentials/plaintext, credentials/plaintext-secret,',
+    'credentials/to-create, inventory/*, distil/*, site/*.',
   ].join('\n'),
   run(ctx) {
     const spec = ctx.spec;
+    warnPlaintextSecrets(ctx);
     if (spec.mode === 'distil') {
       distil(ctx, spec);
       return;
