@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeGolden } from '../../test/golden.js';
 import { loadYaml, readInput, runFunction, type KubeObject } from '../../src/krm/index.js';
-import { runValidate } from '../../src/cli/validate.js';
+import { expandPaths, runValidate } from '../../src/cli/validate.js';
 import { definition } from './function.js';
 import { analyse, type IntentValidateSpec } from './analyse.js';
 import { lineOfPath } from './schema.js';
@@ -197,6 +197,22 @@ describe('baremetal-krm validate (CLI)', () => {
     expect((await run(['--quite', good])).code).toBe(2);
     expect((await run([join(dir, 'missing.yaml')])).code).toBe(2);
     expect((await run(['--config'])).code).toBe(2);
+  });
+
+  it('reads every YAML file under a folder (sorted), skipping dot-folders', async () => {
+    const site = join(dir, 'site');
+    mkdirSync(join(site, 'hosts'), { recursive: true });
+    mkdirSync(join(site, '.git'), { recursive: true });
+    writeFileSync(join(site, 'hosts', 'node5.yaml'), bmh('node5', 'node5-bmc', '52:54:00:00:00:05'));
+    writeFileSync(join(site, 'secrets.yaml'), secret('node5-bmc'));
+    writeFileSync(join(site, '.git', 'junk.yaml'), bmh('node6', 'missing', '52:54:00:00:00:06'));
+    writeFileSync(join(site, 'notes.txt'), 'not yaml');
+    expect(expandPaths([site])).toEqual([join(site, 'hosts', 'node5.yaml'), join(site, 'secrets.yaml')]);
+    const r = await run([site]);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('0 error(s), 0 warning(s), 0 info in 2 object(s) from 2 file(s)\n');
+    // the host alone: its Secret is missing
+    expect((await run([join(site, 'hosts')])).code).toBe(1);
   });
 
   it('--quiet prints only errors; --help lists every rule', async () => {

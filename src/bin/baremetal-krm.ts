@@ -7,7 +7,7 @@ import { runValidate, VALIDATE_HELP } from '../cli/validate.js';
 const HELP = `baremetal-krm <command> [options]
 
 Commands:
-  validate [--config FILE] FILE...   validate bare-metal intent in YAML files (intent-validate rules)
+  validate [--config FILE] FILE|FOLDER...   validate bare-metal intent in YAML files (intent-validate rules)
   help [command]                     this help, or a command's
 
 Run \`baremetal-krm <command> --help\` for a command's options.

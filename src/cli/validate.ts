@@ -3,7 +3,7 @@
  * files (pre-commit, CI). Prints `file:line: severity: message [rule]` per result on stderr, a
  * summary per severity, and exits 1 on any error.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { API_VERSION, Results, formatResult, loadYaml, readSpec } from '../krm/index.js';
 import { KubeObject } from '../krm/index.js';
 import { analyse, type Finding } from '../../functions/intent-validate/analyse.js';
@@ -11,15 +11,15 @@ import { definition } from '../../functions/intent-validate/function.js';
 import { lineOfPath } from '../../functions/intent-validate/schema.js';
 import { readExtraCrds } from '../../functions/intent-validate/extra.js';
 import { RULES } from '../../functions/intent-validate/rules.js';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from './args.js';
 import { kustomizeFacts } from './kustomization.js';
 import { readYamlFiles, type FileObject } from './files.js';
 
-export const VALIDATE_HELP = `baremetal-krm validate [--config FILE] [--quiet] FILE...
+export const VALIDATE_HELP = `baremetal-krm validate [--config FILE] [--quiet] FILE|FOLDER...
 
-Validates YAML files with intent-validate's rules (the same as the KRM function) and prints
-one line per result: FILE:LINE: SEVERITY: RESOURCE FIELD: MESSAGE [RULE]. Exits 1 on any error.
+Validates YAML files (and every YAML file under a FOLDER) with intent-validate's rules (the
+same as the KRM function) and prints one line per result: FILE:LINE: SEVERITY: RESOURCE FIELD: MESSAGE [RULE]. Exits 1 on any error.
 
   --config FILE   an IntentValidate document (apiVersion ${API_VERSION}); default: every rule
   --quiet         only errors and the summary
@@ -27,6 +27,30 @@ one line per result: FILE:LINE: SEVERITY: RESOURCE FIELD: MESSAGE [RULE]. Exits 
 Rules:
 ${RULES.map((r) => `  ${r.id.padEnd(26)} ${r.severity.padEnd(8)} ${r.summary}`).join('\n')}
 `;
+
+/** YAML/JSON files named, and those under named folders (sorted, dot-folders and node_modules skipped). */
+export function expandPaths(paths: string[]): string[] {
+  const out: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir).sort()) {
+      if (e.startsWith('.') || e === 'node_modules') continue;
+      const p = join(dir, e);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.(ya?ml|json)$/i.test(e)) out.push(p);
+    }
+  };
+  for (const p of paths) {
+    let isDir = false;
+    try {
+      isDir = statSync(p).isDirectory();
+    } catch {
+      throw new Error(`${p}: no such file or folder`);
+    }
+    if (isDir) walk(p);
+    else if (/\.(ya?ml|json)$/i.test(p)) out.push(p);
+  }
+  return out;
+}
 
 export interface CliIo {
   out: (s: string) => void;
@@ -70,7 +94,13 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
     }
     spec = s;
   }
-  const files = args.positional.filter((p) => /\.(ya?ml|json)$/i.test(p));
+  let files: string[];
+  try {
+    files = expandPaths(args.positional);
+  } catch (e) {
+    io.err(`baremetal-krm validate: ${(e as Error).message}\n`);
+    return 2;
+  }
   let objects: FileObject[];
   try {
     objects = readYamlFiles(files);
