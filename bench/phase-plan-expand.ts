@@ -10,8 +10,16 @@ const root = join(import.meta.dirname, '..');
 
 export async function run(): Promise<void> {
   const bundle = join(root, 'dist/phase-plan-expand.cjs');
-  for (const n of [200, 2000]) {
-    const { bundle: input } = syntheticSite(n);
+  const jobCfg =
+    'functionConfig:\n  apiVersion: baremetal-krm.dev/v1alpha1\n  kind: PhasePlanExpand\n  metadata:\n    name: expand\n  spec:\n    gates: job\n' +
+    '    jobs:\n      clusterctlImage: registry.k8s.io/cluster-api/clusterctl:v1.7.4\n      krmEntrypoints:\n        localhost/toolbox: [/usr/local/bin/toolbox]\n';
+  for (const [n, jobs] of [[200, false], [2000, false], [2000, true]] as const) {
+    const { bundle: plain } = syntheticSite(n);
+    // gates: job needs a functionConfig: the stream as a ResourceList
+    const input = jobs
+      ? 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n' +
+        plain.split(/^---\n/m).map((d) => d.replace(/\n$/, '').split('\n').map((l, i) => (i === 0 ? '- ' : '  ') + l).join('\n')).join('\n') + '\n' + jobCfg
+      : plain;
     const times: number[] = [];
     let rss = 0;
     let out = '';
@@ -23,10 +31,11 @@ export async function run(): Promise<void> {
       rss = Math.max(rss, Number(r.stderr.trim().split('\n').pop()));
       out = r.stdout;
     }
-    const ks = (out.match(/^kind: Kustomization$/gm) ?? []).length;
+    const ks = (out.match(/^ *kind: Kustomization$/gm) ?? []).length - (out.match(/^[ -]*apiVersion: kustomize\.config\.k8s\.io/gm) ?? []).length;
+    const jobCount = (out.match(/^ *kind: Job$/gm) ?? []).length;
     times.sort((a, b) => a - b);
     console.log(
-      `phase-plan-expand: ${n}-phase plan (${(input.length / 1024).toFixed(0)} KiB in, ${ks} Kustomizations + report, ${(out.length / 1024).toFixed(0)} KiB out): ` +
+      `phase-plan-expand: ${n}-phase plan${jobs ? `, gates: job (${jobCount} Jobs)` : ''} (${(input.length / 1024).toFixed(0)} KiB in, ${ks} Kustomizations + report, ${(out.length / 1024).toFixed(0)} KiB out): ` +
         `median ${times[1]!.toFixed(0)} ms wall (process incl. node start), peak RSS ${(rss / 1024).toFixed(0)} MiB`,
     );
   }
