@@ -9,7 +9,7 @@ const yamlParse = (src: string, options?: import('yaml').ParseOptions & import('
 import type { Context, KubeObject } from '../../src/krm/index.js';
 import { INVENTORY_KIND, type HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
 import { indent, sortedKeys, toYaml } from './goyaml.js';
-import { isIpAddress, ipToInt, netmaskPrefix, parseCidr, parseRange, Pool, intToIp } from './ipam.js';
+import { canonicalIp, isIpAddress, netmaskPrefix, parseCidr, parseIp, parseRange, Pool, type Family } from './ipam.js';
 import { isMap, redfishAddress, ROLE_LABEL, type Host, type Inputs, type Json, type Networking, type Profile } from './inputs.js';
 import type { Spec, RoleRule } from './spec.js';
 
@@ -191,17 +191,29 @@ function buildPools<S>(ctx: Context<S>, spec: Spec, net: Networking): Map<string
       });
       continue;
     }
-    let first: number | undefined;
-    let last: number | undefined;
-    let cidr = cfg.cidr ? parseCidr(cfg.cidr) : undefined;
+    let first: bigint | undefined;
+    let last: bigint | undefined;
+    let family: Family | undefined;
+    const cidr = cfg.cidr ? parseCidr(cfg.cidr) : undefined;
     if (cfg.cidr && !cidr) {
-      ctx.results.error(`spec.ipam.${id}.cidr: "${cfg.cidr}" is not an IPv4 CIDR with the host bits zero (e.g. 10.23.25.0/24)`, {
+      ctx.results.error(`spec.ipam.${id}.cidr: "${cfg.cidr}" is not an IPv4 or IPv6 CIDR with the host bits zero (e.g. 10.23.25.0/24, fd00:23:25::/64)`, {
         field: `spec.ipam.${id}.cidr`,
         rule: 'ipam/bad-cidr',
       });
       continue;
     }
+    // the network's type (ipv4, ipv6, ipv6_dhcp...) says which family its addresses are
+    const netType = str(n.type) ?? '';
+    const netFamily: Family | undefined = /^ipv4/.test(netType) ? 4 : /^ipv6/.test(netType) ? 6 : undefined;
     if (cidr) {
+      family = cidr.family;
+      if (netFamily !== undefined && netFamily !== cidr.family) {
+        ctx.results.error(`spec.ipam.${id}.cidr: ${cfg.cidr} is IPv${cidr.family} but network ${id} is type ${netType}; give an IPv${netFamily} CIDR`, {
+          field: `spec.ipam.${id}.cidr`,
+          rule: 'ipam/bad-cidr',
+        });
+        continue;
+      }
       const mask = str(n.netmask);
       const p = mask ? netmaskPrefix(mask) : undefined;
       if (mask && p !== undefined && p !== cidr.prefix)
@@ -209,49 +221,52 @@ function buildPools<S>(ctx: Context<S>, spec: Spec, net: Networking): Map<string
           field: `spec.ipam.${id}.cidr`,
           rule: 'ipam/netmask-mismatch',
         });
-      first = cidr.size > 2 ? cidr.base + 1 : cidr.base;
-      last = cidr.size > 2 ? cidr.base + cidr.size - 2 : cidr.base + cidr.size - 1;
+      // IPv4: not the network and broadcast addresses; IPv6: not the subnet-router anycast (::0)
+      first = cidr.size > 2n ? cidr.base + 1n : cidr.base;
+      last = cidr.family === 4 && cidr.size > 2n ? cidr.base + cidr.size - 2n : cidr.base + cidr.size - 1n;
     }
+    let bad = false;
     for (const [k, v] of [['start', cfg.start], ['end', cfg.end]] as const) {
       if (v === undefined) continue;
-      const x = ipToInt(v);
-      if (x === undefined || (cidr && (x < cidr.base || x >= cidr.base + cidr.size))) {
-        ctx.results.error(`spec.ipam.${id}.${k}: "${v}" is not an IPv4 address${cidr ? ` inside ${cfg.cidr}` : ''}`, {
+      const x = parseIp(v);
+      const fam = family ?? netFamily ?? x?.family;
+      if (!x || x.family !== fam || (cidr && (x.n < cidr.base || x.n >= cidr.base + cidr.size))) {
+        ctx.results.error(`spec.ipam.${id}.${k}: "${v}" is not an IPv${fam ?? 4} address${cidr ? ` inside ${cfg.cidr}` : ''}`, {
           field: `spec.ipam.${id}.${k}`,
           rule: 'ipam/bad-range',
         });
-        cidr = undefined;
-        first = last = undefined;
+        bad = true;
         break;
       }
-      if (k === 'start') first = x;
-      else last = x;
+      family = x.family;
+      if (k === 'start') first = x.n;
+      else last = x.n;
     }
-    if (first === undefined || last === undefined) {
-      if (!cfg.cidr && (cfg.start === undefined || cfg.end === undefined))
-        ctx.results.error(`spec.ipam.${id}: give cidr, or start and end`, { field: `spec.ipam.${id}`, rule: 'ipam/bad-range' });
+    if (bad) continue;
+    if (first === undefined || last === undefined || family === undefined) {
+      ctx.results.error(`spec.ipam.${id}: give cidr, or start and end`, { field: `spec.ipam.${id}`, rule: 'ipam/bad-range' });
       continue;
     }
-    const pool = new Pool(id, first, last);
+    const pool = new Pool(id, family, first, last);
     const routes = Array.isArray(n.routes) ? n.routes : [];
     for (const r of routes) {
-      const g = isMap(r) ? ipToInt(str(r.gateway) ?? '') : undefined;
-      if (g !== undefined) pool.skip.add(g);
+      const g = isMap(r) ? parseIp(str(r.gateway) ?? '') : undefined;
+      if (g && g.family === family) pool.reserve(g.n, g.n);
     }
     for (const h of net.reservedHints) {
       const r = parseRange(h.value);
-      if (r) for (let x = Math.max(r[0], first); x <= Math.min(r[1], last); x++) pool.skip.add(x);
+      if (r && r.family === family) pool.reserve(r.from, r.to);
     }
     for (const [i, res] of (cfg.reserved ?? []).entries()) {
       const r = parseRange(res);
-      if (!r) {
-        ctx.results.error(`spec.ipam.${id}.reserved[${i}]: "${res}" is not an address or range (10.0.0.5, 10.0.0.200-10.0.0.250)`, {
+      if (!r || r.family !== family) {
+        ctx.results.error(`spec.ipam.${id}.reserved[${i}]: "${res}" is not an IPv${family} address or range (10.0.0.5, 10.0.0.200-10.0.0.250, fd00::5-fd00::9)`, {
           field: `spec.ipam.${id}.reserved[${i}]`,
           rule: 'ipam/bad-range',
         });
         continue;
       }
-      for (let x = Math.max(r[0], first); x <= Math.min(r[1], last); x++) pool.skip.add(x);
+      pool.reserve(r.from, r.to);
     }
     pools.set(id, pool);
   }
@@ -383,6 +398,12 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
       if (!netIds.has(id))
         err(`ipAddresses has network "${id}" but commonHostNetworking.networks has only ${[...netIds].join(', ')}`, `ipAddresses.${id}`, 'host/unknown-network');
       else if (!isIpAddress(str(ip) ?? '')) err(`ipAddresses.${id} "${str(ip)}" is not an IP address`, `ipAddresses.${id}`, 'host/bad-ip');
+      else {
+        const type = str(net.networks.find((n) => String(n.id) === id)?.type) ?? '';
+        const fam = parseIp(str(ip)!)!.family;
+        if ((/^ipv4/.test(type) && fam !== 4) || (/^ipv6/.test(type) && fam !== 6))
+          err(`ipAddresses.${id} "${str(ip)}" is an IPv${fam} address but network ${id} is type ${type}`, `ipAddresses.${id}`, 'host/bad-ip');
+      }
     }
     if (emit && !h.credentialsSecret) {
       for (const f of ['bmcUsername', 'bmcPassword'])
@@ -420,7 +441,7 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
   for (const h of selected) {
     for (const [id, ip] of Object.entries(addr.get(h.name) ?? {})) {
       if (pools.has(id)) continue;
-      const k = `${id}|${ip}`;
+      const k = `${id}|${canonicalIp(ip)}`;
       const other = seenIp.get(k);
       if (other) ctx.results.error(`host ${h.name}: ipAddresses.${id} ${ip} is also host ${other}'s address`, { object: h.source, field: `${h.field}.ipAddresses.${id}`, rule: 'ipam/duplicate-address' });
       else seenIp.set(k, h.name);
@@ -459,7 +480,7 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
     }
     const ip = pool.next(h.name);
     if (!ip) {
-      ctx.results.error(`network ${id}: no free address left in ${intToIp(pool.first)}-${intToIp(pool.last)} for host ${h.name}; widen spec.ipam.${id} or free addresses`, {
+      ctx.results.error(`network ${id}: no free address left in ${pool.describe()} for host ${h.name}; widen spec.ipam.${id} or free addresses`, {
         field: `spec.ipam.${id}`,
         rule: 'ipam/range-full',
       });

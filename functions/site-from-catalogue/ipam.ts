@@ -1,89 +1,173 @@
-/** IPv4 helpers and the stable allocator of host addresses. */
+/** IPv4 and IPv6 helpers (addresses as bigint) and the stable allocator of host addresses. */
 import { isIP } from 'node:net';
 
-export function ipToInt(ip: string): number | undefined {
-  if (isIP(ip) !== 4) return undefined;
-  return ip.split('.').reduce((a, p) => a * 256 + Number(p), 0);
+export type Family = 4 | 6;
+export interface Ip {
+  family: Family;
+  n: bigint;
 }
 
-export function intToIp(n: number): string {
-  return [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join('.');
+const BITS: Record<Family, number> = { 4: 32, 6: 128 };
+
+export function parseIp(s: string): Ip | undefined {
+  const f = isIP(s);
+  if (f === 4) return { family: 4, n: s.split('.').reduce((a, p) => a * 256n + BigInt(Number(p)), 0n) };
+  if (f !== 6 || s.includes('%')) return undefined;
+  let text = s.toLowerCase();
+  // an embedded IPv4 tail (::ffff:10.0.0.1) becomes two groups
+  const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
+  if (v4) {
+    const x = parseIp(v4[1]!)!.n;
+    text = text.slice(0, -v4[1]!.length) + `${(x >> 16n).toString(16)}:${(x & 0xffffn).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? h : [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t];
+  return { family: 6, n: groups.reduce((a, g) => (a << 16n) + BigInt(parseInt(g, 16)), 0n) };
+}
+
+/** Canonical text: dotted quad, or RFC 5952 (lowercase, longest run of zero groups as `::`). */
+export function formatIp(n: bigint, family: Family): string {
+  if (family === 4) return [24n, 16n, 8n, 0n].map((s) => ((n >> s) & 255n).toString()).join('.');
+  const g = Array.from({ length: 8 }, (_, i) => (n >> BigInt(112 - 16 * i)) & 0xffffn);
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (g[i] !== 0n) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && g[j] === 0n) j++;
+    if (j - i > bestLen) [best, bestLen] = [i, j - i];
+    i = j;
+  }
+  const hex = g.map((x) => x.toString(16));
+  if (best < 0) return hex.join(':');
+  return `${hex.slice(0, best).join(':')}::${hex.slice(best + bestLen).join(':')}`;
 }
 
 export function isIpAddress(ip: string): boolean {
-  return isIP(ip) !== 0;
+  return parseIp(ip) !== undefined;
+}
+
+/** The same address in canonical form (IPv6 spellings differ), or the text as it is. */
+export function canonicalIp(ip: string): string {
+  const a = parseIp(ip);
+  return a ? formatIp(a.n, a.family) : ip;
 }
 
 export interface Cidr {
-  base: number;
-  size: number;
+  family: Family;
+  base: bigint;
+  size: bigint;
   prefix: number;
 }
 
 export function parseCidr(s: string): Cidr | undefined {
-  const m = /^(\d+\.\d+\.\d+\.\d+)\/(\d{1,2})$/.exec(s);
+  const m = /^([^/\s]+)\/(\d{1,3})$/.exec(s);
   if (!m) return undefined;
-  const ip = ipToInt(m[1]!);
+  const ip = parseIp(m[1]!);
   const prefix = Number(m[2]);
-  if (ip === undefined || prefix > 32) return undefined;
-  const size = 2 ** (32 - prefix);
-  const base = Math.floor(ip / size) * size;
-  if (base !== ip) return undefined; // host bits set: ambiguous, refuse
-  return { base, size, prefix };
+  if (!ip || prefix > BITS[ip.family]) return undefined;
+  const size = 1n << BigInt(BITS[ip.family] - prefix);
+  const base = (ip.n / size) * size;
+  if (base !== ip.n) return undefined; // host bits set: ambiguous, refuse
+  return { family: ip.family, base, size, prefix };
 }
 
+/** Prefix length of a netmask: `255.255.255.0`, `ffff:ffff:ffff:ffff::`, or a plain `64`. */
 export function netmaskPrefix(mask: string): number | undefined {
-  const n = ipToInt(mask);
-  if (n === undefined) return undefined;
-  const bits = n.toString(2).padStart(32, '0');
+  if (/^\d{1,3}$/.test(mask)) return Number(mask);
+  const ip = parseIp(mask);
+  if (!ip) return undefined;
+  const bits = ip.n.toString(2).padStart(BITS[ip.family], '0');
   if (!/^1*0*$/.test(bits)) return undefined;
-  return bits.indexOf('0') < 0 ? 32 : bits.indexOf('0');
+  return bits.indexOf('0') < 0 ? BITS[ip.family] : bits.indexOf('0');
 }
 
-/** A pool for one network: free addresses are handed out lowest first. */
+/**
+ * A pool for one network: free addresses are handed out lowest first. Every `take` (addresses
+ * already held) happens before the first `next`, so a cursor that only moves forward is enough:
+ * allocating N hosts costs O(N + reserved ranges), whatever the size of the range (IPv6 /64).
+ */
 export class Pool {
-  readonly used = new Map<number, string>(); // address -> host
-  readonly skip = new Set<number>();
+  readonly used = new Map<bigint, string>(); // address -> host
+  /** reserved [from, to] ranges, never handed out */
+  readonly reserved: [bigint, bigint][] = [];
+  #cursor: bigint;
   constructor(
     readonly network: string,
-    readonly first: number,
-    readonly last: number,
-  ) {}
+    readonly family: Family,
+    readonly first: bigint,
+    readonly last: bigint,
+  ) {
+    this.#cursor = first;
+  }
 
+  reserve(from: bigint, to: bigint): void {
+    const a = from < this.first ? this.first : from;
+    const b = to > this.last ? this.last : to;
+    if (a <= b) this.reserved.push([a, b]);
+  }
+
+  #reservedEnd(n: bigint): bigint | undefined {
+    let end: bigint | undefined;
+    for (const [a, b] of this.reserved) if (n >= a && n <= b && (end === undefined || b > end)) end = b;
+    return end;
+  }
+
+  /** Marks `ip` as `host`'s; returns the other host holding it, if any. */
   take(ip: string, host: string): string | undefined {
-    const n = ipToInt(ip);
-    if (n === undefined) return undefined;
-    const other = this.used.get(n);
+    const a = parseIp(ip);
+    if (!a || a.family !== this.family) return undefined;
+    const other = this.used.get(a.n);
     if (other !== undefined && other !== host) return other;
-    this.used.set(n, host);
+    this.used.set(a.n, host);
     return undefined;
   }
 
   contains(ip: string): boolean {
-    const n = ipToInt(ip);
-    return n !== undefined && n >= this.first && n <= this.last && !this.skip.has(n);
+    const a = parseIp(ip);
+    return a !== undefined && a.family === this.family && a.n >= this.first && a.n <= this.last && this.#reservedEnd(a.n) === undefined;
   }
 
   next(host: string): string | undefined {
-    for (let n = this.first; n <= this.last; n++) {
-      if (this.skip.has(n) || this.used.has(n)) continue;
+    let n = this.#cursor;
+    while (n <= this.last) {
+      const end = this.#reservedEnd(n);
+      if (end !== undefined) {
+        n = end + 1n;
+        continue;
+      }
+      if (this.used.has(n)) {
+        n++;
+        continue;
+      }
       this.used.set(n, host);
-      return intToIp(n);
+      this.#cursor = n + 1n;
+      return formatIp(n, this.family);
     }
+    this.#cursor = n;
     return undefined;
+  }
+
+  describe(): string {
+    return `${formatIp(this.first, this.family)}-${formatIp(this.last, this.family)}`;
   }
 }
 
-/** `10.0.0.5` or `10.0.0.200-10.0.0.250` or `10.0.0.200,10.0.0.250` (ironic dhcpRange). */
-export function parseRange(s: string): [number, number] | undefined {
+/** `10.0.0.5`, `10.0.0.200-10.0.0.250`, `10.0.0.200,10.0.0.250` (ironic dhcpRange), or IPv6 alike. */
+export function parseRange(s: string): { family: Family; from: bigint; to: bigint } | undefined {
   const parts = s.split(/\s*[-,]\s*/);
   if (parts.length === 1) {
-    const n = ipToInt(parts[0]!.trim());
-    return n === undefined ? undefined : [n, n];
+    const a = parseIp(parts[0]!.trim());
+    return a ? { family: a.family, from: a.n, to: a.n } : undefined;
   }
   if (parts.length !== 2) return undefined;
-  const a = ipToInt(parts[0]!.trim());
-  const b = ipToInt(parts[1]!.trim());
-  if (a === undefined || b === undefined || b < a) return undefined;
-  return [a, b];
+  const a = parseIp(parts[0]!.trim());
+  const b = parseIp(parts[1]!.trim());
+  if (!a || !b || a.family !== b.family || b.n < a.n) return undefined;
+  return { family: a.family, from: a.n, to: b.n };
 }

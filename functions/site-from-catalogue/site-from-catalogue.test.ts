@@ -7,6 +7,8 @@ import { runFunction } from '../../src/krm/index.js';
 import { describeGolden, itemsStream, repoRoot, resourceList } from '../../test/golden.js';
 import { splitStream } from '../../src/krm/scan.js';
 import { definition } from './function.js';
+import { canonicalIp, formatIp, parseIp } from './ipam.js';
+import fc from 'fast-check';
 
 const testdata = join(import.meta.dirname, 'testdata');
 describeGolden(definition, testdata);
@@ -47,7 +49,7 @@ describe('output BareMetalHosts validate against the metal3 CRD', () => {
   const crd = parse(readFileSync(join(fixtures, 'schemas/metal3/metal3.io_baremetalhosts.yaml'), 'utf8'));
   const version = crd.spec.versions.find((v: { name: string }) => v.name === 'v1alpha1');
   const validate = new Ajv({ strict: false, allErrors: true }).compile(version.schema.openAPIV3Schema);
-  const cases = ['test-site-all-hosts', 'roles-and-emitted-credentials', 'inventory-hosts', 'allocate-addresses'];
+  const cases = ['test-site-all-hosts', 'test-site-several-lists', 'roles-and-emitted-credentials', 'inventory-hosts', 'allocate-addresses', 'allocate-ipv6', 'new-site', 'new-site-type-plan'];
   for (const c of cases) {
     it(c, () => {
       const bmhs = docs(readFileSync(join(testdata, c, 'expected.yaml'), 'utf8')).filter((d) => d.kind === 'BareMetalHost');
@@ -161,5 +163,55 @@ describe('IP allocation is stable', () => {
     expect(full.exitCode).toBe(1);
     expect(full.results.filter((x) => x.severity === 'error').map((x) => x.tags?.rule)).toEqual(['ipam/range-full', 'ipam/range-full']);
     expect(full.items).not.toContain('kind: BareMetalHost');
+  });
+});
+
+describe('IPv6 addresses', () => {
+  it('formatIp writes RFC 5952 text, as the WHATWG URL parser does, and parseIp reads it back', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 0xffff })), { minLength: 8, maxLength: 8 }),
+        (groups) => {
+          const n = groups.reduce((a, g) => (a << 16n) + BigInt(g), 0n);
+          const text = formatIp(n, 6);
+          expect(text).toBe(new URL(`http://[${groups.map((g) => g.toString(16)).join(':')}]/`).hostname.slice(1, -1));
+          expect(parseIp(text)).toEqual({ family: 6, n });
+        },
+      ),
+    );
+    expect(parseIp('::ffff:10.0.0.1')).toEqual({ family: 6, n: 0xffff0a000001n });
+    expect(canonicalIp('FD00:23:25:0:0:0:0:10')).toBe('fd00:23:25::10');
+  });
+
+  it('a CIDR with host bits set, or of the wrong family for the network, is refused', async () => {
+    const input = readFileSync(join(testdata, 'allocate-ipv6/input.yaml'), 'utf8');
+    const bits = await run(splitStream(input), 'ipam:\n  oam-ipv6: {cidr: "fd00:23:25::1/64"}');
+    expect(bits.results.filter((r) => r.severity === 'error').map((r) => r.tags?.rule)).toEqual(['ipam/bad-cidr']);
+    const fam = await run(splitStream(input), 'ipam:\n  oam-ipv6: {cidr: 10.23.26.0/24}');
+    expect(fam.results.filter((r) => r.severity === 'error').map((r) => r.message)).toEqual([
+      'spec.ipam.oam-ipv6.cidr: 10.23.26.0/24 is IPv4 but network oam-ipv6 is type ipv6; give an IPv6 CIDR',
+    ]);
+    const reserved = await run(splitStream(input), 'ipam:\n  oam-ipv6: {cidr: "fd00:23:25::/64", reserved: [10.23.25.5]}');
+    expect(reserved.results.filter((r) => r.severity === 'error').map((r) => r.tags?.rule)).toEqual(['ipam/bad-range']);
+    const hostFam = await run(splitStream(input.replace('oam-ipv6: "fd00:23:25:0:0:0:0:10"', 'oam-ipv6: 10.23.25.9')), 'ipam:\n  oam-ipv6: {cidr: "fd00:23:25::/64"}');
+    expect(hostFam.results.filter((r) => r.severity === 'error').map((r) => r.tags?.rule)).toEqual(['host/bad-ip']);
+  });
+
+  it('allocation in a /64 is stable: adding or removing a host touches only that host', async () => {
+    const net = splitStream(readFileSync(join(testdata, 'allocate-ipv6/input.yaml'), 'utf8'))[0]!;
+    const host = (n: number) =>
+      `    node0${n}:\n      macAddress: 52:54:00:aa:00:0${n}\n      bmcAddress: redfish+https://10.23.1.${n}/redfish/v1/Systems/1\n      ipAddresses:\n        oam-ipv4: 10.23.25.10${n}\n`;
+    const catalogue = (ns: number[]) => `apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: host-catalogue\nhosts:\n  m3:\n${ns.map(host).join('')}`;
+    const spec = 'ipam:\n  oam-ipv6: {cidr: "fd00:23:25::/64", start: "fd00:23:25::ffff:fffe"}';
+    const v6 = (items: string) => Object.fromEntries([...items.matchAll(/name: (node\d+)-network-data[\s\S]*?ip_address: (fd00\S+)/g)].map((m) => [m[1], m[2]]));
+    const others = (items: string) => splitStream(items).filter((d) => !d.includes('name: host-catalogue'));
+    const a = await run([net, catalogue([2, 3])], spec);
+    expect(v6(a.items)).toEqual({ node02: 'fd00:23:25::ffff:fffe', node03: 'fd00:23:25::ffff:ffff' });
+    const b = await run([...others(a.items), catalogue([1, 2, 3])], spec);
+    // node01 sorts first but the others keep theirs; the next free address crosses a 32-bit boundary
+    expect(v6(b.items)).toEqual({ node01: 'fd00:23:25::1:0:0', node02: 'fd00:23:25::ffff:fffe', node03: 'fd00:23:25::ffff:ffff' });
+    const c = await run([...others(b.items), catalogue([1, 3])], spec);
+    expect(v6(c.items)).toEqual({ node01: 'fd00:23:25::1:0:0', node03: 'fd00:23:25::ffff:ffff' });
+    for (const r of [a, b, c]) expect(r.exitCode).toBe(0);
   });
 });
