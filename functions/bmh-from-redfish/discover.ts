@@ -223,7 +223,8 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
         });
         const out: Found[] = [];
         try {
-          const paths = t.systemPath ? [t.systemPath] : await listSystems(client);
+          const service = await listSystems(client, { expand: spec.expand, only: t.systemPath });
+          const paths = service.paths;
           if (!paths.length) throw new Error('the service root lists no Systems');
           const shared = client.requests;
           for (const p of paths) {
@@ -231,7 +232,7 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
             const bmc: HardwareInventorySpec['bmc'] = { address: t.address, systemPath: p };
             if (t.credentialsSecret) bmc.credentialsSecret = t.credentialsSecret;
             if (t.insecureSkipVerify) bmc.insecureSkipVerify = true;
-            const inv = await discoverSystem(client, p, bmc, { expand: spec.expand });
+            const inv = await discoverSystem(client, p, bmc, { expand: service.expand }, service.inline.get(p));
             out.push({ target: t, inv, systemId: p.split('/').pop() ?? p, requests: client.requests - before + (paths.length === 1 ? shared : 0) });
           }
           results.info(

@@ -1,20 +1,41 @@
 /**
  * Crawls one Redfish System for what a BareMetalHost and HardwareData need, and nothing
  * more, then hands the raw JSON to `normalizeSystem`. Request budget per System (plain
- * address): ServiceRoot, Systems, System, Processors + the first CPU, EthernetInterfaces +
- * members, Storage + controllers + drives (or SimpleStorage + members), BootOptions +
- * members, and Bios only on Dell (PxeDev / HttpDev settings). Optional resources that fail
- * (401/403/404/5xx, bad JSON) are recorded in `missing` and the crawl goes on.
+ * address): ServiceRoot, Systems, System, Processors + the first CPU (members that look like
+ * CPUs first), EthernetInterfaces + members, Storage + controllers + drives (or SimpleStorage
+ * + members), BootOptions + only the options up to the first network boot option in BootOrder
+ * that names its NIC, and Bios only on Dell (PxeDev / HttpDev settings). With `expand`, and
+ * only when the service root advertises it (ProtocolFeaturesSupported.ExpandQuery),
+ * collections are read with their members inline; a BMC that refuses or ignores the query
+ * gets the plain crawl. Optional resources that fail (401/403/404/5xx, bad JSON) are recorded
+ * in `missing` and the crawl goes on.
  */
 import { normalizePath, RedfishClient, RedfishError } from './client.js';
 import type { HardwareInventorySpec } from '../model/hardware-inventory.js';
-import { normalizeSystem, type RawSystem } from './normalize.js';
+import { bootOptionNic, normalizeSystem, type RawSystem } from './normalize.js';
 
 type Json = Record<string, unknown>;
 
 export interface CrawlOptions {
-  /** ask collections with `$expand=.($levels=1)` and use inlined members when the BMC honours it */
-  expand?: boolean;
+  /**
+   * the `$expand` query to ask collections with (`.($levels=1)`, from `expandQuery(root)`),
+   * using inlined members when the BMC honours it; absent: plain crawl
+   */
+  expand?: string;
+}
+
+/**
+ * The `$expand` value a service root advertises for "this collection's members, one level":
+ * `.` needs ExpandQuery.NoLinks, `*` ExpandAll; `($levels=1)` only with ExpandQuery.Levels.
+ * Undefined when the service does not advertise $expand.
+ */
+export function expandQuery(root: Json): string | undefined {
+  const pf = root.ProtocolFeaturesSupported as Json | undefined;
+  const eq = (pf && typeof pf === 'object' ? pf.ExpandQuery : undefined) as Json | undefined;
+  if (!eq || typeof eq !== 'object') return undefined;
+  const what = eq.NoLinks === true ? '.' : eq.ExpandAll === true ? '*' : undefined;
+  if (!what) return undefined;
+  return eq.Levels === true ? `${what}($levels=1)` : what;
 }
 
 function link(o: unknown, ...keys: string[]): string | undefined {
@@ -71,9 +92,9 @@ export class SystemCrawler {
     let first: Json | undefined;
     if (this.opts.expand) {
       try {
-        first = await this.client.get(`${path}?$expand=.($levels=1)`);
+        first = await this.client.get(`${path}?$expand=${this.opts.expand}`);
       } catch {
-        first = undefined; // not supported: fall back
+        first = undefined; // refused: fall back to the plain collection
       }
     }
     first ??= await this.optional(path, label);
@@ -101,8 +122,51 @@ export class SystemCrawler {
     return got.filter((x): x is Json => x !== undefined);
   }
 
-  async crawl(systemPath: string): Promise<RawSystem> {
-    const system = await this.client.get(systemPath); // required: throws
+  /**
+   * The BootOptions that decide the boot NIC: following Boot.BootOrder, each option up to and
+   * including the first network boot option that names its NIC (MAC, or a Dell BIOS
+   * PxeDev/HttpDev interface). An option is fetched by its member path when that ends in its
+   * reference (`.../BootOptions/Boot0001`), else members are read in order until found. With no
+   * BootOrder, or no such option, every option is read. The result does not depend on
+   * `$expand` or on how many requests run at once.
+   */
+  async #bootOptions(path: string, system: Json, systemPath: string, bios: Promise<Json | undefined>): Promise<Json[]> {
+    const links = await this.collectionLinks(path, 'BootOptions');
+    if (!links?.length) return [];
+    const order = ((system.Boot as Json | undefined)?.BootOrder ?? []) as unknown[];
+    const refs = Array.isArray(order) ? order.filter((r): r is string => typeof r === 'string') : [];
+    const got = new Map<string, Json | undefined>(); // member path -> body (undefined: unreadable)
+    const byRef = new Map<string, Json>();
+    const read = async (l: { path: string; inline?: Json }) => {
+      if (got.has(l.path)) return;
+      got.set(l.path, undefined);
+      const j = l.inline ?? (await this.optional(l.path, this.#rel(l.path, systemPath)));
+      if (!j) return;
+      got.set(l.path, j);
+      const ref = typeof j.BootOptionReference === 'string' ? j.BootOptionReference : l.path.split('/').pop()!;
+      byRef.set(ref.toLowerCase(), j);
+    };
+    const chosen: Json[] = [];
+    let cursor = 0;
+    for (const ref of refs) {
+      const key = ref.toLowerCase();
+      const direct = links.find((l) => l.path.split('/').pop()!.toLowerCase() === key);
+      if (direct) await read(direct); // unreadable: a missing entry, and on to the next reference
+      else while (!byRef.has(key) && cursor < links.length) await read(links[cursor++]!);
+      const o = byRef.get(key);
+      if (!o || chosen.includes(o)) continue;
+      chosen.push(o);
+      // a Dell "HTTP Device 1: ..." names its NIC only through the BIOS attributes
+      const attrs = /^(HTTP|PXE) Device \d+/i.test(String(o.DisplayName ?? '')) ? ((await bios)?.Attributes as Json | undefined) : undefined;
+      if (bootOptionNic(o, attrs)) return chosen;
+    }
+    // no BootOrder, or no network option in it that names a NIC: every option, in member order
+    await Promise.all(links.map((l) => read(l)));
+    return links.map((l) => got.get(l.path)).filter((j): j is Json => j !== undefined);
+  }
+
+  async crawl(systemPath: string, inline?: Json): Promise<RawSystem> {
+    const system = inline ?? (await this.client.get(systemPath)); // required: throws
     const manufacturer = String(system.Manufacturer ?? '');
     const raw: RawSystem = { path: systemPath, system, processors: [], ethernet: [], drives: [], simpleStorage: [], bootOptions: [], missing: this.missing };
     const tasks: Promise<void>[] = [];
@@ -112,8 +176,11 @@ export class SystemCrawler {
       tasks.push(
         (async () => {
           const links = await this.collectionLinks(procs, 'Processors');
-          // the summary gives sockets and often cores; one CPU gives model, arch and speed
-          for (const l of links ?? []) {
+          // the summary gives sockets and often cores; one CPU gives model, arch and speed.
+          // Members named like CPUs first (Dell lists Video.Slot.2-1, a GPU, before CPU.Socket.1).
+          const cpuLike = (l: { path: string }) => (/cpu|proc|socket/i.test(l.path.slice(procs.length)) ? 0 : 1);
+          const ordered = (links ?? []).map((l, i) => ({ l, i })).sort((a, b) => cpuLike(a.l) - cpuLike(b.l) || a.i - b.i).map((x) => x.l);
+          for (const l of ordered) {
             const p = l.inline ?? (await this.optional(l.path, this.#rel(l.path, systemPath)));
             if (!p) continue;
             raw.processors.push(p);
@@ -161,36 +228,56 @@ export class SystemCrawler {
       tasks.push(this.members(simple, 'SimpleStorage', systemPath).then((m) => void raw.simpleStorage.push(...m)));
     } else this.missing.push('Storage: not linked');
 
-    const boot = link(system, 'Boot', 'BootOptions');
-    if (boot) tasks.push(this.members(boot, 'BootOptions', systemPath).then((m) => void raw.bootOptions.push(...m)));
+    const biosPath = link(system, 'Bios');
+    const bios: Promise<Json | undefined> = biosPath && /dell/i.test(manufacturer) ? this.optional(biosPath, 'Bios') : Promise.resolve(undefined);
+    tasks.push(bios.then((b) => void (b ? (raw.bios = b) : undefined)));
 
-    const bios = link(system, 'Bios');
-    if (bios && /dell/i.test(manufacturer))
-      tasks.push(this.optional(bios, 'Bios').then((b) => void (b ? (raw.bios = b) : undefined)));
+    const boot = link(system, 'Boot', 'BootOptions');
+    if (boot) tasks.push(this.#bootOptions(boot, system, systemPath, bios).then((m) => void raw.bootOptions.push(...m)));
 
     await Promise.all(tasks);
     return raw;
   }
 }
 
-/** Crawls and normalises one System. */
+/** Crawls and normalises one System (`inline`: its body, when a `$expand`ed Systems collection gave it). */
 export async function discoverSystem(
   client: RedfishClient,
   systemPath: string,
   bmc: HardwareInventorySpec['bmc'],
   opts: CrawlOptions = {},
+  inline?: Json,
 ): Promise<HardwareInventorySpec> {
   const crawler = new SystemCrawler(client, opts);
-  const raw = await crawler.crawl(systemPath);
+  const raw = await crawler.crawl(systemPath, inline);
   return normalizeSystem(raw, bmc);
 }
 
-/** The System paths behind a service root (ServiceRoot -> Systems -> Members). */
-export async function listSystems(client: RedfishClient): Promise<string[]> {
+export interface ServiceSystems {
+  /** System paths, sorted */
+  paths: string[];
+  /** System bodies the expanded Systems collection already gave */
+  inline: Map<string, Json>;
+  /** the `$expand` query to use on this service (only when asked for and advertised) */
+  expand?: string;
+}
+
+/**
+ * The System paths behind a service root (ServiceRoot -> Systems -> Members). With `expand`,
+ * the `$expand` query the root advertises, and the System bodies when the BMC inlined them.
+ * `only`: a known System path; then the Systems collection is not read (and the root only
+ * when `expand` needs it).
+ */
+export async function listSystems(client: RedfishClient, opts: { expand?: boolean; only?: string } = {}): Promise<ServiceSystems> {
+  if (opts.only && !opts.expand) return { paths: [opts.only], inline: new Map() };
   const root = await client.get('/redfish/v1');
+  const expand = opts.expand ? expandQuery(root) : undefined;
+  if (opts.only) return { paths: [opts.only], inline: new Map(), expand };
   const systems = link(root, 'Systems') ?? '/redfish/v1/Systems';
-  const crawler = new SystemCrawler(client);
+  const crawler = new SystemCrawler(client, { expand });
   const links = await crawler.collectionLinks(systems, 'Systems');
   if (!links) throw new RedfishError(crawler.missing.join('; '), 0, systems);
-  return links.map((l) => l.path).sort();
+  const inline = new Map<string, Json>();
+  for (const l of links) if (l.inline) inline.set(l.path, l.inline);
+  return { paths: links.map((l) => l.path).sort(), inline, expand };
 }

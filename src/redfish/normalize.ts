@@ -117,32 +117,41 @@ interface BootHint {
   priority: number;
 }
 
+/**
+ * The NIC a BootOption boots from, when it is a network boot option that names one: the MAC in
+ * its `UefiDevicePath` (`MAC(...)`) or DisplayName, or (Dell, "HTTP Device 1: ...") the BIOS
+ * `HttpDev1Interface` / `PxeDev1Interface`. Undefined for disks, shells and unnamed NICs.
+ */
+export function bootOptionNic(o: Json, biosAttributes: Json | undefined): { mac?: string; nicId?: string; http: boolean } | undefined {
+  const path = str(o.UefiDevicePath) ?? '';
+  const name = str(o.DisplayName) ?? '';
+  const isNet = /MAC\(|IPv4\(|IPv6\(|Uri\(/.test(path) || /\b(PXE|HTTP)\b/i.test(name);
+  if (!isNet) return undefined;
+  const http = /Uri\(/.test(path) || /\bHTTP/i.test(name);
+  const mac =
+    normalizeMac(/MAC\(([0-9A-Fa-f]{12})/.exec(path)?.[1]) ??
+    normalizeMac(/\b([0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5})\b/.exec(name)?.[1]) ??
+    normalizeMac(/(?:^|[\s-])([0-9A-Fa-f]{12})(?:$|\s)/.exec(name)?.[1]);
+  if (mac) return { mac, http };
+  // Dell: "HTTP Device 1: ..." / "PXE Device 1: ..." point at the BIOS HttpDev1Interface / PxeDev1Interface
+  const m = /^(HTTP|PXE) Device (\d+)/i.exec(name);
+  if (!m) return undefined;
+  const nicId = str((biosAttributes ?? {})[`${m[1]!.toUpperCase() === 'HTTP' ? 'HttpDev' : 'PxeDev'}${m[2]}Interface`]);
+  return nicId ? { nicId, http } : undefined;
+}
+
 function bootHints(raw: RawSystem): BootHint[] {
   const order = ((raw.system.Boot as Json | undefined)?.BootOrder ?? []) as unknown[];
   const pos = new Map<string, number>();
   if (Array.isArray(order)) order.forEach((r, i) => typeof r === 'string' && !pos.has(r) && pos.set(r, i));
   const hints: BootHint[] = [];
+  const biosAttributes = raw.bios?.Attributes as Json | undefined;
   for (const o of raw.bootOptions) {
-    const path = str(o.UefiDevicePath) ?? '';
-    const name = str(o.DisplayName) ?? '';
-    let mac = normalizeMac(/MAC\(([0-9A-Fa-f]{12})/.exec(path)?.[1]);
-    const isNet = /MAC\(|IPv4\(|IPv6\(|Uri\(/.test(path) || /\b(PXE|HTTP)\b/i.test(name);
-    if (!isNet) continue;
-    mac ??= normalizeMac(/\b([0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5})\b/.exec(name)?.[1]) ?? normalizeMac(/(?:^|[\s-])([0-9A-Fa-f]{12})(?:$|\s)/.exec(name)?.[1]);
-    const http = /Uri\(/.test(path) || /\bHTTP/i.test(name);
+    const nic = bootOptionNic(o, biosAttributes);
+    if (!nic) continue;
     const ref = str(o.BootOptionReference) ?? str(o.Id) ?? '';
     const priority = pos.get(ref) ?? 10_000;
-    if (mac) hints.push({ mac, pxe: !http, http, priority });
-    else {
-      // Dell: "HTTP Device 1: ..." / "PXE Device 1: ..." point at the BIOS HttpDev1Interface / PxeDev1Interface
-      const m = /^(HTTP|PXE) Device (\d+)/i.exec(name);
-      const attrs = (raw.bios?.Attributes ?? {}) as Json;
-      if (m) {
-        const key = `${m[1]!.toUpperCase() === 'HTTP' ? 'HttpDev' : 'PxeDev'}${m[2]}Interface`;
-        const nicId = str(attrs[key]);
-        if (nicId) hints.push({ nicId, pxe: !http, http, priority });
-      }
-    }
+    hints.push({ ...nic, pxe: !nic.http, priority });
   }
   // Dell BIOS: enabled PxeDevN / HttpDevN name the NIC even without a BootOption
   const attrs = (raw.bios?.Attributes ?? {}) as Json;

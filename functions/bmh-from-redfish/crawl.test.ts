@@ -1,0 +1,116 @@
+/** What the crawl asks for: requests per System on every fixture tree, BootOptions read only up to the boot NIC, $expand only when advertised. */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { itemsStream, repoRoot, resourceList } from '../../test/golden.js';
+import { runFunction } from '../../src/krm/index.js';
+import { expandQuery } from '../../src/redfish/discover.js';
+import { startBmc, type BmcOptions, type SimBmc } from '../../src/redfish-sim/server.js';
+import { definition } from './function.js';
+
+const tree = (t: string) => join(repoRoot, '../shared/fixtures/redfish', t);
+const ENV = { BMC_USERNAME: 'admin', BMC_PASSWORD: 'password' };
+let open: SimBmc[] = [];
+afterEach(async () => {
+  await Promise.all(open.map((b) => b.close()));
+  open = [];
+});
+
+async function bmc(t: string, opts: Partial<BmcOptions> = {}): Promise<SimBmc> {
+  const b = await startBmc({ tree: tree(t), ...opts });
+  open.push(b);
+  return b;
+}
+
+async function discover(b: SimBmc, extra: Record<string, unknown> = {}) {
+  const cfg = JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata: { name: 'd' }, spec: { mode: 'discover', ...extra, bmcs: [{ address: b.url, name: 'n' }] } });
+  const r = await runFunction(definition, resourceList([], cfg), ENV);
+  expect(r.results.filter((x) => x.severity === 'error')).toEqual([]);
+  const perSystem = /([\d.]+) Redfish requests per System/.exec(r.results.find((x) => x.tags?.rule === 'discover/summary')!.message)![1];
+  return { r, perSystem: Number(perSystem), inventory: itemsStream(r.output).split(b.url).join('BMC') };
+}
+
+describe('requests per System (the simulator counts what it served)', () => {
+  // plain crawl / with `expand: true`; before this crawl: Dell 26, Supermicro 41, HPE 80 (every BootOption read)
+  const table: [string, number, number][] = [
+    ['dmtf-public-rackmount1', 12, 5],
+    ['dmtf-public-localstorage', 14, 9],
+    ['dmtf-public-tower', 31, 23],
+    ['dmtf-public-bladed', 5, 2], // 4 Systems behind one root: 20 and 8 requests in all
+    ['libredfish-dell', 21, 10],
+    ['libredfish-supermicro', 30, 14],
+    ['libredfish-hpe', 51, 24],
+  ];
+  for (const [t, plain, expanded] of table) {
+    it(`${t}: ${plain} plain, ${expanded} with $expand, same inventory`, async () => {
+      const a = await bmc(t);
+      const p = await discover(a);
+      expect(p.perSystem).toBe(plain);
+      // several Systems: the service root and Systems collection are not counted per System
+      const [systems, shared] = t === 'dmtf-public-bladed' ? [4, 2] : [1, 0];
+      expect(a.log).toHaveLength(plain * systems + shared);
+      const b = await bmc(t);
+      const e = await discover(b, { expand: true });
+      expect(e.perSystem).toBe(expanded);
+      expect(b.log).toHaveLength(expanded * systems + shared);
+      expect(b.log.some((l) => l.includes('$expand=.($levels=1)'))).toBe(true);
+      expect(e.inventory).toBe(p.inventory);
+    });
+  }
+});
+
+describe('BootOptions: only up to the first network boot option in BootOrder that names its NIC', () => {
+  const bootReads = (b: SimBmc) => b.log.filter((l) => /\/BootOptions\/[^/]+$/.test(l)).map((l) => l.split('/').pop());
+  it('HPE: BootOrder[0] Boot002C is member 1 (read in member order until found), its MAC is in UefiDevicePath', async () => {
+    const b = await bmc('libredfish-hpe');
+    await discover(b);
+    expect(bootReads(b)).toEqual(['1']);
+  });
+  it('Supermicro: member Boot0019 is read by its reference; MAC from the DisplayName', async () => {
+    const b = await bmc('libredfish-supermicro');
+    await discover(b);
+    expect(bootReads(b)).toEqual(['Boot0019']);
+  });
+  it('Dell: Boot0000 "HTTP Device 1" names its NIC through the BIOS HttpDev1Interface', async () => {
+    const b = await bmc('libredfish-dell');
+    const d = await discover(b);
+    expect(bootReads(b)).toEqual(['Boot0000']);
+    expect(d.inventory).toContain('  - id: NIC.Slot.5-1\n    mac: b8:3f:d2:90:97:c4\n');
+  });
+  it('when the first option cannot be read, the next one in BootOrder decides', async () => {
+    const b = await bmc('libredfish-supermicro', { faults: [{ path: '/redfish/v1/Systems/1/BootOptions/Boot0019', kind: 'http-404' }] });
+    const cfg = JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata: { name: 'd' }, spec: { mode: 'discover', retries: 0, bmcs: [{ address: b.url, name: 'n' }] } });
+    const r = await runFunction(definition, resourceList([], cfg), ENV);
+    expect(bootReads(b)).toEqual(['Boot0019', 'Boot001A']);
+    const out = itemsStream(r.output);
+    expect(out).toContain('  - id: "2"\n    mac: 94:6d:ae:91:09:c2\n    linkStatus: LinkDown\n    pxe: true\n    bootPriority: 1\n');
+    expect(out).toContain('  - "BootOptions/Boot0019: HTTP 404:');
+  });
+});
+
+describe('$expand', () => {
+  it('the query comes from what the service root advertises', () => {
+    expect(expandQuery({})).toBeUndefined();
+    expect(expandQuery({ ProtocolFeaturesSupported: { ExpandQuery: { NoLinks: false, ExpandAll: false, Levels: true } } })).toBeUndefined();
+    expect(expandQuery({ ProtocolFeaturesSupported: { ExpandQuery: { NoLinks: true, Levels: true, MaxLevels: 1 } } })).toBe('.($levels=1)');
+    expect(expandQuery({ ProtocolFeaturesSupported: { ExpandQuery: { NoLinks: true, Levels: false } } })).toBe('.');
+    expect(expandQuery({ ProtocolFeaturesSupported: { ExpandQuery: { ExpandAll: true, Levels: true } } })).toBe('*($levels=1)');
+  });
+  it('a BMC that ignores $expand gets the plain crawl: same inventory, the members read one by one', async () => {
+    const a = await bmc('libredfish-dell');
+    const plain = await discover(a);
+    const b = await bmc('libredfish-dell', { expand: false });
+    const e = await discover(b, { expand: true });
+    expect(e.inventory).toBe(plain.inventory);
+    // Systems, Processors, BootOptions, EthernetInterfaces and Storage asked with $expand, then every member read as in the plain crawl
+    expect(b.log.filter((l) => l.includes('$expand'))).toHaveLength(5);
+    expect(b.log).toHaveLength(a.log.length);
+  });
+  it('a System URL address with expand: the root is read once for its ProtocolFeaturesSupported', async () => {
+    const b = await bmc('dmtf-public-rackmount1');
+    const cfg = JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata: { name: 'd' }, spec: { mode: 'discover', expand: true, bmcs: [{ address: `${b.url}/redfish/v1/Systems/437XR1138R2`, name: 'n' }] } });
+    await runFunction(definition, resourceList([], cfg), ENV);
+    expect(b.log.slice(0, 2)).toEqual(['GET /redfish/v1', 'GET /redfish/v1/Systems/437XR1138R2']);
+    // then Processors, EthernetInterfaces and SimpleStorage, expanded
+    expect(b.log).toHaveLength(5);
+  });
+});
