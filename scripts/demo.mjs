@@ -14,7 +14,7 @@ const env = { ...process.env, BMC_USERNAME: 'admin', BMC_PASSWORD: 'password' };
 const tmp = mkdtempSync(join(tmpdir(), 'bmh-demo-'));
 const site = join(tmp, 'site');
 cpSync(join(root, 'examples/bmh-from-redfish/site'), site, { recursive: true });
-writeFileSync(join(site, 'Kptfile'), readFileSync(join(site, 'Kptfile'), 'utf8').replace('../../../dist/', join(root, 'dist') + '/'));
+writeFileSync(join(site, 'Kptfile'), readFileSync(join(site, 'Kptfile'), 'utf8').replace('./dist/', join(root, 'dist') + '/'));
 
 const sim = spawn(process.execPath, [join(root, 'dist/redfish-sim.cjs'), '--count', '4', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
 const bmcs = await new Promise((resolve, reject) => {
