@@ -1,8 +1,9 @@
 /**
  * A new site from a type (`airshipctl document init`, airshipctl issue #256): the site's
- * metadata.yaml, catalogues, one folder per phase whose kustomization.yaml points at the type
- * and lists the hosts of that phase, and the Phase documents. What is left to decide is reported
- * as info results instead of NEWSITE_CHANGEME markers.
+ * metadata.yaml, catalogues, host-inventory/, one folder per phase whose kustomization.yaml points
+ * at the type and lists the hosts of that phase (a host may be in several phases: reconcile byPath),
+ * and the phase plan (generated, or the type's referenced). What is left to decide is reported as
+ * info results instead of NEWSITE_CHANGEME markers.
  */
 import { posix } from 'node:path';
 import { KubeObject, type Context, type Desired } from '../../src/krm/index.js';
@@ -94,9 +95,9 @@ export function generateSite<S>(ctx: Context<S>, spec: Spec): void {
     } else if (sel !== 'none') hosts = plan.hosts.filter((h) => h.role === sel);
     if (p.count !== undefined) {
       if (Array.isArray(sel) || sel === 'none')
-        ctx.results.error(`spec.site.phases[${i}].count needs hosts: controlPlane or workers`, { field: `spec.site.phases[${i}].count`, rule: 'site/bad-phase' });
+        ctx.results.error(`spec.site.phases[${i}].count needs hosts: controlPlane or workers; remove count or set hosts`, { field: `spec.site.phases[${i}].count`, rule: 'site/bad-phase' });
       else if (hosts.length < p.count)
-        ctx.results.error(`spec.site.phases[${i}] (${p.path}) wants ${p.count} ${sel} host(s) but the site has ${hosts.length}`, {
+        ctx.results.error(`spec.site.phases[${i}] (${p.path}) wants ${p.count} ${sel} host(s) but the site has ${hosts.length}: lower count or raise spec.roles.${sel}`, {
           field: `spec.site.phases[${i}].count`,
           rule: 'site/bad-phase',
         });
