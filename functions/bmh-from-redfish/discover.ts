@@ -185,6 +185,7 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
   }
 
   const failed = new Set<Target>();
+  const closing: Promise<void>[] = [];
   // results are buffered per BMC and reported in configuration order, not completion order
   const buffered: { severity: 'error' | 'warning' | 'info'; message: string; opts: ResultOptions }[][] = targets.map(() => []);
   const perTarget = await Promise.all(
@@ -246,13 +247,15 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
           results.error(`${t.label}: discovery failed: ${describeFailure(e)}`, { object: fc, field: t.field, rule: 'discover/bmc' });
           return [];
         } finally {
-          await client.close();
+          // log out and close after the slot is free: the next BMC need not wait for it
+          closing.push(client.close());
         }
         return out;
       }),
     ),
   );
 
+  await Promise.all(closing); // close() never throws
   for (const list of buffered) for (const r of list) ctx.results.add(r.severity, r.message, r.opts);
 
   // names

@@ -86,6 +86,8 @@ export interface SimBmc {
 }
 
 const treeCache = new Map<string, Map<string, Buffer>>();
+/** expanded / paged collection bodies, per tree (keyed by the tree's map) and query */
+const derived = new WeakMap<Map<string, Buffer>, Map<string, Buffer>>();
 
 /** Reads every `index.json` of a tree (and `_case-variants/`) into a path -> body map, once per tree. */
 export function loadTree(dir: string): Map<string, Buffer> {
@@ -265,6 +267,15 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
     const expand = url.searchParams.get('$expand');
     const skip = Number(url.searchParams.get('$skip') ?? 0);
     if ((opts.pageSize || (expand && opts.expand !== false)) && body.includes('"Members"')) {
+      // the trees never change: an expanded or paged collection is built once per tree and query
+      const memoKey = `${k}?${expand && opts.expand !== false ? 'x' : ''}&${opts.pageSize ?? 0}&${skip}`;
+      let perTree = derived.get(tree);
+      if (!perTree) derived.set(tree, (perTree = new Map()));
+      const memo = perTree.get(memoKey);
+      if (memo) {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(memo.length), 'odata-version': '4.0' });
+        return res.end(memo);
+      }
       const doc = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
       if (Array.isArray(doc.Members)) {
         let members = doc.Members as { '@odata.id'?: string }[];
@@ -279,7 +290,10 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
           members = page;
         }
         doc.Members = members;
-        return json(res, 200, doc);
+        const b = Buffer.from(JSON.stringify(doc));
+        perTree.set(memoKey, b);
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(b.length), 'odata-version': '4.0' });
+        return res.end(b);
       }
     }
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(body.length), 'odata-version': '4.0' });

@@ -49,7 +49,10 @@ export class RedfishError extends Error {
 }
 
 /** `/redfish/v1/Systems/1/` or `/redfish/v1/systems/1#/Foo` -> `/redfish/v1/Systems/1` (fragment and trailing slash gone, prefix case fixed). */
+const CANONICAL = /^\/redfish\/v1(?:\/[^/#?\s]+)*$/;
+
 export function normalizePath(p: string): string {
+  if (CANONICAL.test(p)) return p; // the common case: nothing to fix
   let s = p.trim();
   try {
     if (/^https?:\/\//i.test(s)) s = new URL(s).pathname + new URL(s).search;
