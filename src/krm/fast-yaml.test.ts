@@ -113,3 +113,33 @@ describe('fastLoad', () => {
     expect(loadYaml('mode: 0644\n')).toEqual({ mode: 420 });
   });
 });
+
+describe('fastLoad numbers', () => {
+  it('resolves number-like plain scalars exactly as yaml does (property)', () => {
+    const numberish = fc.stringMatching(/^[-+]?[0-9._eEbxXoa-fA-F:]{1,10}$/);
+    fc.assert(
+      fc.property(fc.array(numberish, { minLength: 1, maxLength: 8 }), (vals) => {
+        const text = vals.map((v, i) => `k${i}: ${v}\n`).join('') + `list: [${vals.join(', ')}]\n`;
+        let expected: unknown;
+        try {
+          expected = yaml11(text);
+        } catch {
+          return;
+        }
+        const got = fastLoad(text);
+        if (got !== undefined) expect(got).toEqual(expected);
+      }),
+      { numRuns: Number(process.env.FC_RUNS ?? 1000) },
+    );
+    // as yaml: `E5` is a (NaN) float in its 1.1 schema, and a key `n` would be false
+    expect(fastLoad('mac: 52:54:00:00:01:00\nmode: 0644\nv: 3.7.3\nip: 10.0.0.1\nx: -0x1F\nf: 1_000.5\ne: E5\n')).toEqual({
+      mac: '52:54:00:00:01:00',
+      mode: 420,
+      v: '3.7.3',
+      ip: '10.0.0.1',
+      x: -31,
+      f: 1000.5,
+      e: NaN,
+    });
+  });
+});

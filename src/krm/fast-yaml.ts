@@ -11,8 +11,6 @@
  */
 import { PARSE_OPTIONS, yamlLib } from './lazy.js';
 
-const yamlParse = (src: string, opts: object): unknown => yamlLib().parse(src, opts);
-
 /** Thrown internally when the input leaves the subset; never escapes this module. */
 class Unsure extends Error {}
 const UNSURE = new Unsure();
@@ -22,30 +20,38 @@ const TRUE_WORDS = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE
 const FALSE_WORDS = new Set(['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
 const NULL_WORDS = new Set(['', '~', 'null', 'Null', 'NULL']);
 
-/** Scalars that may resolve to numbers, dates or sexagesimals: delegated to `yaml` and cached. */
-const numericCache = new Map<string, unknown>();
+/**
+ * YAML 1.1 numbers exactly as the `yaml` package's yaml-1.1 schema resolves them (int.js,
+ * float.js: same patterns, same order, same arithmetic), minus the base-60 and timestamp
+ * types PARSE_OPTIONS leaves out. Anything else is a string. The property tests hold this to
+ * `yaml` itself.
+ */
+function intResolve(text: string, offset: number, radix: number): number {
+  const sign = text[0];
+  if (sign === '-' || sign === '+') offset += 1;
+  const n = parseInt(text.substring(offset).replace(/_/g, ''), radix);
+  return sign === '-' ? -1 * n : n;
+}
+
+function resolveNumber(text: string): unknown {
+  if (/^[-+]?0b[0-1_]+$/.test(text)) return intResolve(text, 2, 2);
+  if (/^[-+]?0[0-7_]+$/.test(text)) return intResolve(text, 1, 8);
+  if (/^[-+]?[0-9][0-9_]*$/.test(text)) return intResolve(text, 0, 10);
+  if (/^[-+]?0x[0-9a-fA-F_]+$/.test(text)) return intResolve(text, 2, 16);
+  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(text))
+    return text.slice(-3).toLowerCase() === 'nan' ? NaN : text[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
+  if (/^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/.test(text)) return parseFloat(text.replace(/_/g, ''));
+  if (/^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/.test(text)) return parseFloat(text.replace(/_/g, ''));
+  return text;
+}
 
 function resolvePlain(text: string): unknown {
   if (NULL_WORDS.has(text)) return null;
   if (TRUE_WORDS.has(text)) return true;
   if (FALSE_WORDS.has(text)) return false;
   const c = text.charCodeAt(0);
-  // digits, '+', '-', '.': let yaml decide (ints, octal 0644, floats, .inf, dates, 1:20)
-  // ... and yaml 1.1's float pattern also accepts an exponent alone: `e0`, `E+5`
-  const expOnly = (c === 101 || c === 69) && /^[eE][-+]?[0-9]/.test(text);
-  if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46 || expOnly) {
-    if (numericCache.has(text)) return numericCache.get(text);
-    let v: unknown;
-    try {
-      v = yamlParse(text, PARSE_OPTIONS);
-    } catch {
-      throw UNSURE;
-    }
-    if (typeof v === 'object' && v !== null && !(v instanceof Date)) throw UNSURE;
-    if (v instanceof Date) throw UNSURE; // mutable objects must not be shared from a cache
-    if (numericCache.size < 10_000) numericCache.set(text, v);
-    return v;
-  }
+  // digits, '+', '-', '.', and 'e'/'E' (yaml 1.1's float pattern accepts `e0`, `E+5`)
+  if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46 || c === 101 || c === 69) return resolveNumber(text);
   return text;
 }
 
@@ -501,5 +507,5 @@ export function fastLoad(src: string): unknown {
 export function loadYaml(src: string): unknown {
   const v = fastLoad(src);
   if (v !== undefined) return v;
-  return yamlParse(src, PARSE_OPTIONS);
+  return yamlLib().parse(src, PARSE_OPTIONS);
 }

@@ -22,6 +22,9 @@ interface Row {
 
 function typeOf(s: JsonSchema): string {
   if (s.enum) return s.enum.map((v) => JSON.stringify(v)).join(' | ');
+  const union = (s.anyOf ?? s.oneOf) as JsonSchema[] | undefined;
+  if (Array.isArray(union)) return [...new Set(union.map(typeOf))].join(' | ');
+  if (s.const !== undefined) return JSON.stringify(s.const);
   const t = Array.isArray(s.type) ? s.type.join(' | ') : (s.type ?? 'any');
   if (t === 'array' && s.items) return `${typeOf(s.items)}[]`;
   if (t === 'object' && s.additionalProperties && typeof s.additionalProperties === 'object')
