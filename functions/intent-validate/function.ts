@@ -10,6 +10,7 @@ import { analyse, type Finding, type IntentValidateSpec } from './analyse.js';
 import { RULES } from './rules.js';
 import { lineOfPath } from './schema.js';
 import { readExtraCrds } from './extra.js';
+import { compareStrings } from '../../src/krm/compare.js';
 
 export type { IntentValidateSpec };
 
@@ -20,7 +21,7 @@ export function toResults(findings: Finding[], ctx: { results: { add(s: Finding[
   const sorted = [...findings].sort((a, b) => {
     const ia = a.object ? (order.get(a.object) ?? 1e9) : -1;
     const ib = b.object ? (order.get(b.object) ?? 1e9) : -1;
-    return ia - ib || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || a.rule.localeCompare(b.rule) || (a.field ?? '').localeCompare(b.field ?? '') || a.message.localeCompare(b.message);
+    return ia - ib || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || compareStrings(a.rule, b.rule) || compareStrings(a.field ?? '', b.field ?? '') || compareStrings(a.message, b.message);
   });
   for (const f of sorted) {
     let line = f.line;

@@ -12,6 +12,7 @@ import { indent, sortedKeys, toYaml } from './goyaml.js';
 import { canonicalIp, isIpAddress, netmaskPrefix, parseCidr, parseIp, parseRange, Pool, type Family } from './ipam.js';
 import { isMap, redfishAddress, ROLE_LABEL, type Host, type Inputs, type Json, type Networking, type Profile } from './inputs.js';
 import type { Spec, RoleRule } from './spec.js';
+import { compareStrings } from '../../src/krm/compare.js';
 
 export const MAC_RE = /^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$/;
 const BOOT_MODES = ['UEFI', 'UEFISecureBoot', 'legacy'];
@@ -63,7 +64,7 @@ function inventoryHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): void {
       });
       continue;
     }
-    const nics = [...inv.nics].sort((a, b) => a.id.localeCompare(b.id));
+    const nics = [...inv.nics].sort((a, b) => compareStrings(a.id, b.id));
     const boot = nics.find((n) => n.pxe || n.httpBoot) ?? nics.find((n) => n.enabled !== false);
     const linkMacs: Record<string, string> = {};
     for (const [link, nicId] of Object.entries(spec.inventory?.linkNics ?? {})) {

@@ -7,3 +7,4 @@ export { readInput, writeOutput, type ParsedInput } from './resource-list.js';
 export { fastLoad, loadYaml } from './fast-yaml.js';
 export { schemaReference, schemaMarkdown, type JsonSchema } from './schema-doc.js';
 export { lazy, yamlLib, PARSE_OPTIONS } from './lazy.js';
+export { compareStrings } from './compare.js';

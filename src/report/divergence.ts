@@ -9,6 +9,7 @@
 import type { KubeObject } from '../krm/index.js';
 import type { HostFact } from '../../functions/intent-validate/analyse.js';
 import type { DivergenceEntry, DivergenceField } from './model.js';
+import { compareStrings } from '../krm/compare.js';
 
 export type ValueClass = 'mac' | 'ip' | 'site-name';
 
@@ -202,7 +203,7 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
     else groups.set(g, [h]);
   }
   for (const [g, list] of groups) {
-    list.sort((a, b) => a.name.localeCompare(b.name));
+    list.sort((a, b) => compareStrings(a.name, b.name));
     list.forEach((h, i) => hostKey.set(h.object, `${g}#${i + 1}`));
   }
   const secretOwner = new Map<string, string>();
