@@ -1,9 +1,9 @@
 /** Every fault class of the issue, end to end: simulator -> client -> discover -> results. */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { itemsStream, repoRoot, resourceList } from '../../test/golden.js';
 import { runFunction, type Result } from '../../src/krm/index.js';
 import { startBmc, type BmcOptions, type SimBmc } from '../../src/redfish-sim/server.js';
@@ -21,6 +21,7 @@ beforeAll(() => {
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(tmp, 'key.pem'), '-out', join(tmp, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
   tls = { key: readFileSync(join(tmp, 'key.pem'), 'utf8'), cert: readFileSync(join(tmp, 'cert.pem'), 'utf8') };
 });
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 afterEach(async () => {
   await Promise.all(open.map((b) => b.close()));
   open = [];
