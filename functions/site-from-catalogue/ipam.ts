@@ -1,5 +1,8 @@
 /** IPv4 and IPv6 helpers (addresses as bigint) and the stable allocator of host addresses. */
-import { isIP } from 'node:net';
+import { lazy } from '../../src/krm/lazy.js';
+
+/** node:net pulls in Node's streams (~10 ms at start): loaded on the first address. */
+const net = lazy(() => require('node:net') as typeof import('node:net'), 'node:net', import.meta.url);
 
 export type Family = 4 | 6;
 export interface Ip {
@@ -10,7 +13,7 @@ export interface Ip {
 const BITS: Record<Family, number> = { 4: 32, 6: 128 };
 
 export function parseIp(s: string): Ip | undefined {
-  const f = isIP(s);
+  const f = net().isIP(s);
   if (f === 4) return { family: 4, n: s.split('.').reduce((a, p) => a * 256n + BigInt(Number(p)), 0n) };
   if (f !== 6 || s.includes('%')) return undefined;
   let text = s.toLowerCase();
