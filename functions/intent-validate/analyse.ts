@@ -13,7 +13,8 @@ import { hostHardware, matchClassification, matchProfile, type HostHardware } fr
 import { parseCpu, parseMemoryMiB } from './quantity.js';
 
 export interface IntentValidateSpec {
-  rules?: Record<string, { severity: RuleSeverity }>;
+  /** `false` is what YAML 1.1 makes of an unquoted `off` */
+  rules?: Record<string, { severity: RuleSeverity | false }>;
   now?: string;
   certificates?: { warnDays?: number };
   encryption?: { allow?: string[] };
@@ -138,6 +139,13 @@ export function bmcKey(address: string): string {
 }
 
 const SENSITIVE_KEY = /pass(word|wd|phrase)?$|secret|token|private.?key|-key(-data)?$|\.key$|^key$|credential/i;
+/** Keys that name or point at a secret rather than hold one (`credentialsName`, `secretRef` ...). */
+const REFERENCE_KEY = /(?:Name|Ref|Namespace|Path|File|Selector|Template|Regex)$/;
+/**
+ * Secret keys that hold no secret: Metal3 network data and metadata (addresses, links, routes),
+ * which airshipctl and Metal3 keep in Secrets only because BMO reads them from there.
+ */
+const NON_SENSITIVE_SECRET_KEY = /^(?:networkData|network[-_]?data|metaData|meta[-_]?data|nmstate|networkConfig)$/;
 const TEMPLATE_LEFTOVER = /<no value>|NEWSITE_CHANGEME|CHANGEME/;
 
 function isEncrypted(v: unknown): boolean {
@@ -149,7 +157,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   const findings: Finding[] = [];
   const sev = (rule: string): Finding['severity'] | undefined => {
     const s = spec.rules?.[rule]?.severity ?? SEVERITY.get(rule);
-    return s === 'off' || s === undefined ? undefined : s;
+    return s === 'off' || s === false || s === undefined ? undefined : s;
   };
   const report = (rule: string, message: string, f: Omit<Finding, 'rule' | 'severity' | 'message'> = {}, atMost?: 'warning'): void => {
     let s = sev(rule);
@@ -500,9 +508,10 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
         for (const section of ['data', 'stringData']) {
           const m = d[section];
           if (!isObj(m)) continue;
-          for (const [name, v] of Object.entries(m)) if (v !== null && v !== '' && !isEncrypted(v)) plain.push(`${section}.${name}`);
+          for (const [name, v] of Object.entries(m))
+            if (v !== null && v !== '' && !isEncrypted(v) && !NON_SENSITIVE_SECRET_KEY.test(name)) plain.push(`${section}.${name}`);
         }
-      } else if (k === 'VariableCatalogue' || /Catalogue$/.test(k)) {
+      } else if (o.group !== 'baremetal-krm.dev' && (k === 'VariableCatalogue' || /Catalogue$/.test(k))) {
         collectSensitive(d, [], plain);
       }
       if (plain.length > 0 && !(sops && plain.length === 0)) {
@@ -632,7 +641,7 @@ function collectSensitive(v: unknown, path: string[], out: string[]): void {
     for (const [k, x] of Object.entries(v)) {
       if (k === 'sops' && path.length === 0) continue;
       if (k === 'metadata' && path.length === 0) continue;
-      if (typeof x === 'string' && SENSITIVE_KEY.test(k) && x !== '' && !isEncrypted(x)) out.push([...path, k].join('.'));
+      if (typeof x === 'string' && SENSITIVE_KEY.test(k) && !REFERENCE_KEY.test(k) && x !== '' && !isEncrypted(x)) out.push([...path, k].join('.'));
       else collectSensitive(x, [...path, k], out);
     }
   }
