@@ -72,7 +72,7 @@ interface Run {
   output: string;
 }
 
-async function once(sim: Sim, input: string): Promise<Run> {
+async function once(sim: Sim, input: string, bmcCount = N): Promise<Run> {
   const t0 = process.hrtime.bigint();
   const r = spawnSync('/usr/bin/time', ['-f', 'MAXRSS_KB=%M', process.execPath, join(root, 'dist/bmh-from-redfish.cjs')], {
     input,
@@ -85,7 +85,7 @@ async function once(sim: Sim, input: string): Promise<Run> {
   sim.kill('SIGUSR2');
   const c = JSON.parse(await counters) as { requests: number; peakInFlight: number; activeMs: number };
   const m = /discovered (\d+) System\(s\) from (\d+) of (\d+) BMC\(s\), ([\d.]+) Redfish requests per System/.exec(r.stdout);
-  if (!m || m[2] !== String(N)) throw new Error(`no complete discovery (exit ${r.status}): ${(m?.[0] ?? r.stderr).slice(0, 500)}`);
+  if (!m || m[2] !== String(bmcCount)) throw new Error(`no complete discovery (exit ${r.status}): ${(m?.[0] ?? r.stderr).slice(0, 500)}`);
   return {
     wallMs,
     activeMs: c.activeMs,
@@ -108,6 +108,11 @@ export async function run(): Promise<void> {
   try {
     const bmcs = JSON.parse(await nextLine(sim)) as { url: string }[];
     console.log(`bmh-from-redfish discover: ${N} simulated BMCs (DMTF public-rackmount1, ${LATENCY} ms per response, simulator in its own process), concurrency ${CONCURRENCY} BMCs`);
+    // the floor this simulator allows: one BMC alone, 12 sequential requests (its 20 ms timers fire a little late)
+    const lone: Run[] = [];
+    for (let i = 0; i < RUNS; i++) lone.push(await once(sim, resourceListYaml(bmcs.slice(0, 1), 1, false), 1));
+    const loneMs = median(lone.map((r) => r.activeMs));
+    console.log(`  one BMC alone: ${loneMs} ms for ${lone[0]!.served} sequential requests = ${(loneMs / lone[0]!.served).toFixed(1)} ms per request (${LATENCY} ms asked)`);
     const configs = [
       { label: "the bound's model: 1 request in flight per BMC (a sequential crawl)", rpb: 1, expand: false, runs: RUNS, again: true },
       { label: 'the same with expand: true ($expand as the service root advertises it)', rpb: 1, expand: true, runs: RUNS, again: false },

@@ -31,7 +31,12 @@ export interface InventoryNic {
   mac: string;
   speedMbps?: number;
   linkStatus?: string;
-  /** the NIC is a PXE / UEFI HTTP boot device per BootOptions or BIOS settings */
+  /**
+   * the NIC is a PXE / UEFI HTTP boot device per BootOptions or BIOS settings. Discovery reads
+   * BootOptions in BootOrder only up to the first network option that names its NIC, so these
+   * mark the NIC the host network-boots from (plus, on Dell, NICs of enabled BIOS PxeDevN /
+   * HttpDevN), not every NIC that could boot.
+   */
   pxe?: boolean;
   httpBoot?: boolean;
   enabled?: boolean;
