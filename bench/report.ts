@@ -3,7 +3,7 @@
  * every site has its phases, catalogues, kubeconfig, Flux objects and workloads, and 50
  * BareMetalHosts with networkData Secrets and Dell HardwareData or HPE HardwareInventory; every
  * tenth site changes the ingress chart version). Prints wall time and peak memory of the bundle
- * (dist/baremetal-krm-report.cjs) for the json and html outputs.
+ * (dist/baremetal-krm.cjs report) for the json and html outputs.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -52,7 +52,7 @@ function makeSites(dir: string): string[] {
 function timed(args: string[]): { ms: number; rssMiB?: number; bytes: number; code: number | null } {
   const out = join(tmpdir(), `bench-report-${process.pid}.out`);
   const t = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, join(root, 'dist/baremetal-krm-report.cjs'), '--output', out, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, join(root, 'dist/baremetal-krm.cjs'), 'report', '--output', out, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
   const ms = performance.now() - t;
   if (r.status !== 0 && r.status !== 1) throw new Error(`report failed (${r.status}): ${r.stderr.slice(-2000)}`);
   const m = /(\d+)\s*$/.exec(r.stderr ?? '');

@@ -1,13 +1,16 @@
 /**
  * The `baremetal-krm` command: subcommands over the library. `validate <files...>` runs
- * intent-validate on files (pre-commit hook, CI).
+ * intent-validate on files (pre-commit hook, CI); `report <sites...>` reports across sites.
  */
 import { runValidate, VALIDATE_HELP } from '../cli/validate.js';
+import { REPORT_HELP, reportMain } from '../report/cli.js';
 
 const HELP = `baremetal-krm <command> [options]
 
 Commands:
   validate [--config FILE] FILE|FOLDER...   validate bare-metal intent in YAML files (intent-validate rules)
+  report [options] SITE...           one report across many sites: certificates, hardware, divergence,
+                                     workloads, security, capacity (text, json, markdown, html)
   help [command]                     this help, or a command's
 
 Run \`baremetal-krm <command> --help\` for a command's options.
@@ -15,6 +18,7 @@ Run \`baremetal-krm <command> --help\` for a command's options.
 
 const COMMANDS: Record<string, { run: (argv: string[], io: { out: (s: string) => void; err: (s: string) => void }) => Promise<number>; help: string }> = {
   validate: { run: runValidate, help: VALIDATE_HELP },
+  report: { run: (argv, io) => reportMain(argv, io), help: REPORT_HELP },
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -10,7 +10,7 @@ import type { Report } from '../../src/report/model.js';
 import { NOW, TEST_SITE } from './variants.js';
 
 const OUT = relative(process.cwd(), join(repoRoot, '.e2e-out/report-e2e'));
-const bundle = join(repoRoot, 'dist/baremetal-krm-report.cjs');
+const bundle = join(repoRoot, 'dist/baremetal-krm.cjs');
 
 function files(dir: string, base = dir): string[] {
   return readdirSync(dir)
@@ -20,7 +20,7 @@ function files(dir: string, base = dir): string[] {
 }
 
 function report(args: string[], env: Record<string, string> = {}): { out: string; err: string; code: number | null } {
-  const r = spawnSync(process.execPath, [bundle, ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+  const r = spawnSync(process.execPath, [bundle, 'report', ...args], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
   return { out: r.stdout, err: r.stderr, code: r.status };
 }
 

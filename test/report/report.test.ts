@@ -74,8 +74,8 @@ describe('report golden outputs', () => {
   }
 
   it('the bundle prints the same bytes and exit code (BAREMETAL_KRM_NOW pins the time)', () => {
-    const bundle = join(repoRoot, 'dist/baremetal-krm-report.cjs');
-    const r = spawnSync(process.execPath, [bundle, '--format', 'json', '--config', CONFIG, ...all()], {
+    const bundle = join(repoRoot, 'dist/baremetal-krm.cjs');
+    const r = spawnSync(process.execPath, [bundle, 'report', '--format', 'json', '--config', CONFIG, ...all()], {
       encoding: 'utf8',
       env: { PATH: process.env.PATH ?? '', BAREMETAL_KRM_NOW: NOW },
     });
