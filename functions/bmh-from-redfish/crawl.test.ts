@@ -114,3 +114,31 @@ describe('$expand', () => {
     expect(b.log).toHaveLength(5);
   });
 });
+
+describe('Limiter', () => {
+  it('never lets more than n in, also when callers arrive while one leaves; everyone runs, in order', async () => {
+    const { Limiter } = await import('../../src/redfish/client.js');
+    const lim = new Limiter(3);
+    let inside = 0;
+    let peak = 0;
+    const order: number[] = [];
+    const task = (i: number) =>
+      lim.run(async () => {
+        inside++;
+        peak = Math.max(peak, inside);
+        order.push(i);
+        await new Promise((r) => setTimeout(r, 1 + (i % 3)));
+        inside--;
+        // a newcomer arriving just as this one leaves must queue behind the waiters
+        if (i < 20 && i % 4 === 0) void extra.push(task(100 + i));
+        return i;
+      });
+    const extra: Promise<number>[] = [];
+    const first = await Promise.all(Array.from({ length: 20 }, (_, i) => task(i)));
+    await Promise.all(extra);
+    expect(first).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(peak).toBe(3);
+    expect(order.filter((i) => i < 20)).toEqual(Array.from({ length: 20 }, (_, i) => i)); // first come, first in
+    expect(order).toHaveLength(25);
+  });
+});

@@ -5,7 +5,8 @@
  *   redfish-sim [--count N] [--tree NAME|DIR]... [--latency MS] [--tls KEY CERT] [--port BASE]
  *               [--username U] [--password P] [--page-size N] [--json]
  * On SIGUSR2 it prints one JSON line of counters to stdout (requests, peak in flight, ms from the
- * first request received to the last answer sent, CPU time used) and resets them: the benchmark reads it.
+ * first request received to the last answer sent, both as wall-clock ms, CPU time used) and resets them: the
+ * benchmark reads it.
  * Default trees: every bundled one (src/redfish-sim/mockups), round-robin.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -49,7 +50,7 @@ async function run(): Promise<void> {
   if (!Number.isInteger(count) || count < 1) usage();
   const names = trees.length ? trees : bundledTrees();
   const dirs = names.map((t) => (existsSync(join(t, 'redfish/v1/index.json')) ? t : join(mockupsDir(), t)));
-  const sim = await startSimulator({ trees: dirs, count, latencyMs, basePort, tls, username, password, pageSize });
+  const sim = await startSimulator({ trees: dirs, count, latencyMs, basePort, tls, username, password, pageSize, keepLog: false });
   const list = sim.bmcs.map((b, i) => ({ url: b.url, tree: names[i % names.length] }));
   process.stdout.write(json ? JSON.stringify(list) + '\n' : list.map((b) => `${b.url} ${b.tree}`).join('\n') + '\n');
   let cpu = process.cpuUsage();
@@ -58,7 +59,7 @@ async function run(): Promise<void> {
     const used = process.cpuUsage(cpu);
     cpu = process.cpuUsage();
     const cpuMs = Math.round((used.user + used.system) / 1000);
-    process.stdout.write(JSON.stringify({ requests: c.requests, peakInFlight: c.peakInFlight, activeMs: Math.round(c.lastAt - c.firstAt), cpuMs }) + '\n');
+    process.stdout.write(JSON.stringify({ requests: c.requests, peakInFlight: c.peakInFlight, firstAt: c.firstAt, lastAt: c.lastAt, activeMs: Math.round(c.lastAt - c.firstAt), cpuMs }) + '\n');
     Object.assign(c, { requests: 0, inFlight: 0, peakInFlight: 0, firstAt: 0, lastAt: 0 });
   });
   const stop = () => void sim.close().then(() => process.exit(0));

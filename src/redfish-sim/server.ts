@@ -40,7 +40,7 @@ export interface SimCounters {
   requests: number;
   inFlight: number;
   peakInFlight: number;
-  /** performance.now() of the first request received and of the last answer sent */
+  /** wall-clock ms (performance.timeOrigin + performance.now()) of the first request received and of the last answer sent */
   firstAt: number;
   lastAt: number;
 }
@@ -69,6 +69,8 @@ export interface BmcOptions {
   maxSessions?: number;
   /** honour `$expand=.($levels=1)` on collections (default true) */
   expand?: boolean;
+  /** keep every request in `log` (default true; the CLI turns it off: a long-running simulator would only grow) */
+  keepLog?: boolean;
 }
 
 export interface SimBmc {
@@ -76,7 +78,7 @@ export interface SimBmc {
   url: string;
   host: string;
   port: number;
-  /** requests answered, by method and path (`GET /redfish/v1/Systems`) */
+  /** requests answered, by method and path (`GET /redfish/v1/Systems`); empty with `keepLog: false` */
   log: string[];
   /** open sessions right now */
   sessions(): number;
@@ -159,6 +161,7 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
   const stats = { created: 0, deleted: 0 };
   const faults = (opts.faults ?? []).map((f) => ({ ...f, left: f.times ?? Infinity, k: f.path === '*' ? '*' : key(f.path) }));
   const log: string[] = [];
+  const keepLog = opts.keepLog !== false;
   const sockets = new Set<Socket>();
   let sessionSeq = 0;
 
@@ -180,7 +183,7 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
     const rawUrl = req.url ?? '/';
     const url = rawUrl.includes('?') ? new URL(rawUrl, 'http://x') : { pathname: rawUrl, search: '', searchParams: new URLSearchParams() };
     const k = key(url.pathname);
-    log.push(`${req.method} ${url.pathname}${url.search}`);
+    if (keepLog) log.push(`${req.method} ${url.pathname}${url.search}`);
     if (opts.latencyMs) await new Promise((r) => setTimeout(r, opts.latencyMs));
     const isRoot = k === '/redfish/v1' || k === '/redfish';
     if (k === '/redfish') return json(res, 200, { v1: '/redfish/v1/' });
@@ -303,11 +306,11 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
   const counters = opts.counters;
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (counters) {
-      if (counters.requests++ === 0) counters.firstAt = performance.now();
+      if (counters.requests++ === 0) counters.firstAt = performance.timeOrigin + performance.now();
       if (++counters.inFlight > counters.peakInFlight) counters.peakInFlight = counters.inFlight;
       res.once('finish', () => {
         counters.inFlight--;
-        counters.lastAt = performance.now();
+        counters.lastAt = performance.timeOrigin + performance.now();
       });
     }
     handle(req, res).catch((e: Error) => {

@@ -70,33 +70,50 @@ export function normalizePath(p: string): string {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A semaphore: at most `n` callers inside at once. */
+/**
+ * A semaphore: at most `n` callers inside at once. A leaving caller hands its slot straight to
+ * the first waiter, so a caller arriving in between cannot slip in and make it n + 1.
+ */
 export class Limiter {
   #active = 0;
   #queue: (() => void)[] = [];
+  #head = 0;
   constructor(readonly n: number) {}
   async run<T>(f: () => Promise<T>): Promise<T> {
-    if (this.#active >= this.n) await new Promise<void>((r) => this.#queue.push(r));
-    this.#active++;
+    if (this.#active < this.n) this.#active++;
+    else await new Promise<void>((r) => this.#queue.push(r)); // woken holding a slot
     try {
       return await f();
     } finally {
-      this.#active--;
-      this.#queue.shift()?.();
+      if (this.#head < this.#queue.length) {
+        const next = this.#queue[this.#head]!;
+        this.#queue[this.#head++] = undefined as never;
+        if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+          this.#queue = this.#queue.slice(this.#head);
+          this.#head = 0;
+        }
+        next();
+      } else this.#active--;
     }
   }
 }
 
+const tls = lazy(() => require('node:tls') as typeof import('node:tls'), 'node:tls', import.meta.url);
+
 /**
- * One undici connector (TLS options and session cache) per distinct TLS setting, shared by
- * every BMC client: building one per client cost ~0.1 ms each, a tenth of a second per 1,000 BMCs.
+ * One undici connector per distinct TLS setting, shared by every BMC client, with one TLS
+ * SecureContext (the CA store, parsed once): without it Node builds a context per connection
+ * (~1 ms with a CA bundle), and a connector per client cost ~0.1 ms. No TLS session cache: it
+ * is keyed by host alone, so BMCs behind one address on different ports were offered each
+ * other's sessions (~0.2 ms each, always refused), and a crawl opens its few connections to a
+ * BMC at once, before any session exists to resume.
  */
 const connectors = new Map<string, import('undici').buildConnector.connector>();
 function connector(verify: boolean, ca: string | undefined, timeoutMs: number): import('undici').buildConnector.connector {
   const key = `${verify}|${timeoutMs}|${ca ?? ''}`;
   let c = connectors.get(key);
   if (!c) {
-    c = undici().buildConnector({ rejectUnauthorized: verify, ...(ca ? { ca } : {}), timeout: timeoutMs });
+    c = undici().buildConnector({ maxCachedSessions: 0, rejectUnauthorized: verify, secureContext: tls().createSecureContext(ca ? { ca } : {}), timeout: timeoutMs });
     connectors.set(key, c);
   }
   return c;
