@@ -69,6 +69,7 @@ interface Run {
   tailMs: number;
   peakInFlight: number;
   served: number;
+  connections: number;
   rssMiB: number;
   perSystem: number;
   systems: number;
@@ -89,7 +90,7 @@ async function once(sim: Sim, input: string, bmcCount = N): Promise<Run> {
   const end = performance.timeOrigin + performance.now();
   const counters = nextLine(sim);
   sim.kill('SIGUSR2');
-  const c = JSON.parse(await counters) as { requests: number; peakInFlight: number; activeMs: number; firstAt: number; lastAt: number };
+  const c = JSON.parse(await counters) as { requests: number; connections: number; peakInFlight: number; activeMs: number; firstAt: number; lastAt: number };
   const m = /discovered (\d+) System\(s\) from (\d+) of (\d+) BMC\(s\), ([\d.]+) Redfish requests per System/.exec(r.stdout);
   if (!m || m[2] !== String(bmcCount)) throw new Error(`no complete discovery (exit ${r.status}): ${(m?.[0] ?? r.stderr).slice(0, 500)}`);
   return {
@@ -99,6 +100,7 @@ async function once(sim: Sim, input: string, bmcCount = N): Promise<Run> {
     tailMs: end - c.lastAt,
     peakInFlight: c.peakInFlight,
     served: c.requests,
+    connections: c.connections,
     rssMiB: Number(/MAXRSS_KB=(\d+)/.exec(r.stderr)?.[1] ?? NaN) / 1024,
     perSystem: Number(m[4]),
     systems: Number(m[1]),
@@ -139,7 +141,7 @@ export async function run(): Promise<void> {
       const wall = median(runs.map((r) => r.wallMs));
       const active = median(runs.map((r) => r.activeMs));
       console.log(`  ${c.label}${c.runs > 1 ? `, median of ${c.runs} runs` : ''}:`);
-      console.log(`    requests per System: ${perSystem} (the simulator served ${runs[0]!.served} for ${runs[0]!.systems} Systems); peak requests in flight at the simulator: ${Math.max(...runs.map((r) => r.peakInFlight))}`);
+      console.log(`    requests per System: ${perSystem} (the simulator served ${runs[0]!.served} for ${runs[0]!.systems} Systems over ${runs[0]!.connections} keep-alive connections); peak requests in flight at the simulator: ${Math.max(...runs.map((r) => r.peakInFlight))}`);
       console.log(`    lower bound ceil(${N}/${CONCURRENCY}) x ${perSystem} x ${LATENCY} ms = ${s(bound)}`);
       console.log(`    wall time, process start to exit: ${s(wall)} -> ${(wall / bound).toFixed(2)}x the bound${c.runs > 1 ? ` (runs: ${runs.map((r) => s(r.wallMs)).join(', ')})` : ''}`);
       console.log(`    discovery phase (first request to last answer, at the simulator): ${s(active)} -> ${(active / bound).toFixed(2)}x; before it ${s(median(runs.map((r) => r.headMs)))} (process start, reading the config), after it ${s(median(runs.map((r) => r.tailMs)))} (writing ${N} new inventories, exit)`);
@@ -161,7 +163,7 @@ export async function run(): Promise<void> {
       const r = await once(sim, resourceListYaml(tlsBmcs, 1, false, join(tmp, 'cert.pem')));
       const bound = Math.ceil(N / CONCURRENCY) * r.perSystem * LATENCY;
       console.log(`  HTTPS (EC P-256 certificate, verified with caFile), 1 request in flight per BMC, one run:`);
-      console.log(`    requests per System: ${r.perSystem}; wall ${s(r.wallMs)} -> ${(r.wallMs / bound).toFixed(2)}x the ${s(bound)} bound; discovery phase ${s(r.activeMs)} -> ${(r.activeMs / bound).toFixed(2)}x; peak memory ${r.rssMiB.toFixed(0)} MiB`);
+      console.log(`    requests per System: ${r.perSystem}, ${r.connections} TLS connections; wall ${s(r.wallMs)} -> ${(r.wallMs / bound).toFixed(2)}x the ${s(bound)} bound; discovery phase ${s(r.activeMs)} -> ${(r.activeMs / bound).toFixed(2)}x; peak memory ${r.rssMiB.toFixed(0)} MiB`);
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }

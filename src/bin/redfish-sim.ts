@@ -4,7 +4,7 @@
  * interrupted. Usage:
  *   redfish-sim [--count N] [--tree NAME|DIR]... [--latency MS] [--tls KEY CERT] [--port BASE]
  *               [--username U] [--password P] [--page-size N] [--json]
- * On SIGUSR2 it prints one JSON line of counters to stdout (requests, peak in flight, ms from the
+ * On SIGUSR2 it prints one JSON line of counters to stdout (requests, connections, peak in flight, ms from the
  * first request received to the last answer sent, both as wall-clock ms, CPU time used) and resets them: the
  * benchmark reads it.
  * Default trees: every bundled one (src/redfish-sim/mockups), round-robin.
@@ -59,8 +59,8 @@ async function run(): Promise<void> {
     const used = process.cpuUsage(cpu);
     cpu = process.cpuUsage();
     const cpuMs = Math.round((used.user + used.system) / 1000);
-    process.stdout.write(JSON.stringify({ requests: c.requests, peakInFlight: c.peakInFlight, firstAt: c.firstAt, lastAt: c.lastAt, activeMs: Math.round(c.lastAt - c.firstAt), cpuMs }) + '\n');
-    Object.assign(c, { requests: 0, inFlight: 0, peakInFlight: 0, firstAt: 0, lastAt: 0 });
+    process.stdout.write(JSON.stringify({ requests: c.requests, connections: c.connections, peakInFlight: c.peakInFlight, firstAt: c.firstAt, lastAt: c.lastAt, activeMs: Math.round(c.lastAt - c.firstAt), cpuMs }) + '\n');
+    Object.assign(c, { requests: 0, connections: 0, inFlight: 0, peakInFlight: 0, firstAt: 0, lastAt: 0 });
   });
   const stop = () => void sim.close().then(() => process.exit(0));
   process.on('SIGINT', stop);

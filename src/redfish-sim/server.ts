@@ -38,6 +38,8 @@ export interface Fault {
 /** Counters shared by every BMC of a simulator (the benchmark reads them). */
 export interface SimCounters {
   requests: number;
+  /** TCP connections accepted (keep-alive at work: about one per BMC and request in flight) */
+  connections: number;
   inFlight: number;
   peakInFlight: number;
   /** wall-clock ms (performance.timeOrigin + performance.now()) of the first request received and of the last answer sent */
@@ -46,7 +48,7 @@ export interface SimCounters {
 }
 
 export function newCounters(): SimCounters {
-  return { requests: 0, inFlight: 0, peakInFlight: 0, firstAt: 0, lastAt: 0 };
+  return { requests: 0, connections: 0, inFlight: 0, peakInFlight: 0, firstAt: 0, lastAt: 0 };
 }
 
 export interface BmcOptions {
@@ -320,6 +322,7 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
   const server: Server = opts.tls ? createHttps({ key: opts.tls.key, cert: opts.tls.cert }, listener) : createHttp(listener);
   server.keepAliveTimeout = 60_000;
   server.on('connection', (s: Socket) => {
+    if (counters) counters.connections++;
     sockets.add(s);
     s.on('close', () => sockets.delete(s));
   });
