@@ -164,6 +164,7 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
   const faults = (opts.faults ?? []).map((f) => ({ ...f, left: f.times ?? Infinity, k: f.path === '*' ? '*' : key(f.path) }));
   const log: string[] = [];
   const keepLog = opts.keepLog !== false;
+  const counters = opts.counters;
   const sockets = new Set<Socket>();
   let sessionSeq = 0;
 
@@ -187,6 +188,11 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
     const k = key(url.pathname);
     if (keepLog) log.push(`${req.method} ${url.pathname}${url.search}`);
     if (opts.latencyMs) await new Promise((r) => setTimeout(r, opts.latencyMs));
+    if (counters) {
+      // answered now (TLS may report the write finished later, when the client already sent its next request)
+      counters.inFlight--;
+      counters.lastAt = performance.timeOrigin + performance.now();
+    }
     const isRoot = k === '/redfish/v1' || k === '/redfish';
     if (k === '/redfish') return json(res, 200, { v1: '/redfish/v1/' });
 
@@ -305,15 +311,10 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
     res.end(req.method === 'HEAD' ? undefined : body);
   };
 
-  const counters = opts.counters;
   const listener = (req: IncomingMessage, res: ServerResponse) => {
     if (counters) {
       if (counters.requests++ === 0) counters.firstAt = performance.timeOrigin + performance.now();
       if (++counters.inFlight > counters.peakInFlight) counters.peakInFlight = counters.inFlight;
-      res.once('finish', () => {
-        counters.inFlight--;
-        counters.lastAt = performance.timeOrigin + performance.now();
-      });
     }
     handle(req, res).catch((e: Error) => {
       if (!res.headersSent) json(res, 500, redfishError('InternalError', e.message));
