@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { itemsStream, repoRoot, resourceList } from '../../test/golden.js';
 import { runFunction } from '../../src/krm/index.js';
-import { expandQuery } from '../../src/redfish/discover.js';
+import { expandQuery, SystemCrawler } from '../../src/redfish/discover.js';
+import { RedfishError, type RedfishClient } from '../../src/redfish/client.js';
 import { startBmc, type BmcOptions, type SimBmc } from '../../src/redfish-sim/server.js';
 import { definition } from './function.js';
 
@@ -140,5 +141,49 @@ describe('Limiter', () => {
     expect(peak).toBe(3);
     expect(order.filter((i) => i < 20)).toEqual(Array.from({ length: 20 }, (_, i) => i)); // first come, first in
     expect(order).toHaveLength(25);
+  });
+});
+
+describe('BootOptions edge cases (a synthetic service)', () => {
+  const sys = '/redfish/v1/Systems/Sys1';
+  function fakeClient(members: Record<string, Record<string, unknown>>, bootOrder: string[]) {
+    const reads: string[] = [];
+    const docs: Record<string, Record<string, unknown>> = {
+      [sys]: { Id: 'Sys1', Boot: { BootOrder: bootOrder, BootOptions: { '@odata.id': `${sys}/BootOptions` } }, EthernetInterfaces: { '@odata.id': `${sys}/EthernetInterfaces` } },
+      [`${sys}/BootOptions`]: { Members: Object.keys(members).map((id) => ({ '@odata.id': `${sys}/BootOptions/${id}` })) },
+      [`${sys}/EthernetInterfaces`]: { Members: [] },
+      ...Object.fromEntries(Object.entries(members).map(([id, d]) => [`${sys}/BootOptions/${id}`, d])),
+    };
+    return {
+      reads,
+      client: {
+        get: async (p: string) => {
+          reads.push(p.split('/').pop()!);
+          const d = docs[p];
+          if (!d) throw new RedfishError('HTTP 404', 404, p);
+          return d;
+        },
+      } as unknown as RedfishClient,
+    };
+  }
+  const disk = (ref: string) => ({ BootOptionReference: ref, DisplayName: 'ubuntu', UefiDevicePath: 'HD(1,GPT,0,0x800,0x1000)' });
+  const pxe = (ref: string, mac: string) => ({ BootOptionReference: ref, DisplayName: 'UEFI PXE IPv4', UefiDevicePath: `PciRoot(0x0)/MAC(${mac},0x1)/IPv4(0.0.0.0)` });
+
+  it('members named by reference: an absent reference is skipped, nothing past the boot NIC is read', async () => {
+    const f = fakeClient({ Boot0001: disk('Boot0001'), Boot0002: pxe('Boot0002', '0A0B0C0D0E0F'), Boot0003: pxe('Boot0003', '0A0B0C0D0E10') }, ['Boot0007', 'Boot0001', 'Boot0002', 'Boot0003']);
+    const raw = await new SystemCrawler(f.client).crawl(sys);
+    expect(f.reads.filter((r) => r.startsWith('Boot0'))).toEqual(['Boot0001', 'Boot0002']);
+    expect(raw.bootOptions.map((o) => o.BootOptionReference)).toEqual(['Boot0001', 'Boot0002']);
+  });
+  it('members not named by reference: read in order until each reference is found', async () => {
+    const f = fakeClient({ '1': disk('Boot0001'), '2': pxe('Boot0002', '0A0B0C0D0E0F'), '3': pxe('Boot0003', '0A0B0C0D0E10') }, ['Boot0002', 'Boot0003']);
+    const raw = await new SystemCrawler(f.client).crawl(sys);
+    expect(f.reads.filter((r) => /^\d$/.test(r))).toEqual(['1', '2']);
+    expect(raw.bootOptions.map((o) => o.BootOptionReference)).toEqual(['Boot0002']);
+  });
+  it('no network option that names its NIC: every option is read (in member order)', async () => {
+    const f = fakeClient({ Boot0002: disk('Boot0002'), Boot0001: disk('Boot0001') }, ['Boot0001']);
+    const raw = await new SystemCrawler(f.client).crawl(sys);
+    expect(raw.bootOptions.map((o) => o.BootOptionReference)).toEqual(['Boot0002', 'Boot0001']);
   });
 });

@@ -148,11 +148,13 @@ export class SystemCrawler {
     };
     const chosen: Json[] = [];
     let cursor = 0;
+    // members named after their references (Dell, Supermicro, DMTF): a reference with no such member is not there
+    const namedByRef = links.every((l) => /^Boot[0-9A-F]{4}$/i.test(l.path.split('/').pop()!));
     for (const ref of refs) {
       const key = ref.toLowerCase();
       const direct = links.find((l) => l.path.split('/').pop()!.toLowerCase() === key);
       if (direct) await read(direct); // unreadable: a missing entry, and on to the next reference
-      else while (!byRef.has(key) && cursor < links.length) await read(links[cursor++]!);
+      else if (!namedByRef) while (!byRef.has(key) && cursor < links.length) await read(links[cursor++]!);
       const o = byRef.get(key);
       if (!o || chosen.includes(o)) continue;
       chosen.push(o);
