@@ -187,8 +187,11 @@ export function runGenerate(ctx: Context<Spec>): void {
     if (vendor) labels['baremetal-krm.dev/vendor'] = vendor;
     const model = inv.system.model ? labelValue(inv.system.model.toLowerCase()) : '';
     if (model) labels['baremetal-krm.dev/model'] = model;
-    const prof = labelValue(profile);
-    if (prof) labels['baremetal-krm.dev/profile'] = prof;
+    // the profile the host must match (intent-validate checks it, the report groups by it):
+    // only when one was chosen, not airshipctl's catch-all `default`
+    const chosen = ov?.profile ?? spec.hardwareProfile;
+    const prof = chosen ? labelValue(chosen) : '';
+    if (prof) labels['baremetal-krm.dev/hardware-profile'] = prof;
     Object.assign(labels, spec.labels ?? {}, ov?.labels ?? {});
     const sortedLabels = Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)));
 
