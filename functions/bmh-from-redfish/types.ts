@@ -57,18 +57,4 @@ export function dnsName(s: string): string {
 }
 
 /** natural order: `2` < `10` */
-export function naturalCompare(a: string, b: string): number {
-  const ra = a.split(/(\d+)/);
-  const rb = b.split(/(\d+)/);
-  for (let i = 0; i < Math.min(ra.length, rb.length); i++) {
-    const x = ra[i]!;
-    const y = rb[i]!;
-    if (x === y) continue;
-    if (i % 2 === 1) {
-      const d = Number(x) - Number(y);
-      if (d !== 0) return d;
-    }
-    return x < y ? -1 : 1;
-  }
-  return ra.length - rb.length;
-}
+export { naturalCompare } from '../../src/model/host-policy.js';

@@ -13,6 +13,7 @@ import { canonicalIp, isIpAddress, netmaskPrefix, parseCidr, parseIp, parseRange
 import { isMap, redfishAddress, ROLE_LABEL, type Host, type Inputs, type Json, type Networking, type Profile } from './inputs.js';
 import type { Spec, RoleRule } from './spec.js';
 import { compareStrings } from '../../src/krm/compare.js';
+import { chooseBootMac } from '../../src/model/host-policy.js';
 
 export const MAC_RE = /^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$/;
 const BOOT_MODES = ['UEFI', 'UEFISecureBoot', 'legacy'];
@@ -65,7 +66,9 @@ function inventoryHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): void {
       continue;
     }
     const nics = [...inv.nics].sort((a, b) => compareStrings(a.id, b.id));
-    const boot = nics.find((n) => n.pxe || n.httpBoot) ?? nics.find((n) => n.enabled !== false);
+    // the same boot NIC bmh-from-redfish would choose (boot order, PXE/HTTP boot, then first enabled physical NIC)
+    const bootMac = chooseBootMac(inv.nics).mac;
+    const boot = bootMac ? nics.find((n) => n.mac === bootMac) : undefined;
     const linkMacs: Record<string, string> = {};
     for (const [link, nicId] of Object.entries(spec.inventory?.linkNics ?? {})) {
       const nic = nics.find((n) => n.id === nicId);
