@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleExists, dist, listFiles, repoRoot, run, tempDir, writeKptfile } from './helpers.js';
+import { bundleExists, clusterObjects, dist, listFiles, repoRoot, run, tempDir, writeKptfile } from './helpers.js';
 
 const FUNCTIONS = ['bmh-from-redfish', 'site-from-catalogue', 'phase-plan-expand', 'intent-validate'].filter(bundleExists);
 const image = (fn: string): string => `localhost/baremetal-krm/${fn}:dev`;
@@ -54,28 +54,7 @@ function goldenCases(fn: string): Case[] {
     .slice(0, CASES_PER_FUNCTION);
 }
 
-/** Objects without the annotations tools add to say where things came from. */
-function normalise(text: string): string[] {
-  const out: string[] = [];
-  for (const d of parseAllDocuments(text)) {
-    const v = d.toJS() as Record<string, any> | null;
-    if (!v) continue;
-    const ann = v.metadata?.annotations as Record<string, string> | undefined;
-    if (ann?.['config.kubernetes.io/local-config'] === 'true') continue;
-    if (ann) {
-      for (const k of Object.keys(ann)) if (/^(internal\.)?config\.kubernetes\.io\/|^config\.k8s\.io\/|^kustomize\.config\.k8s\.io\//.test(k)) delete ann[k];
-      if (Object.keys(ann).length === 0) delete v.metadata.annotations;
-    }
-    out.push(JSON.stringify(sortKeys(v))); // kustomize writes keys sorted
-  }
-  return out.sort();
-}
-
-function sortKeys(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
-  return v;
-}
+const normalise = clusterObjects;
 
 function splitDocs(text: string): string[] {
   return text.split(/^---\s*$/m).filter((d) => d.trim() !== '');

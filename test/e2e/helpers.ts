@@ -72,3 +72,37 @@ export function haveBinary(name: string): boolean {
 }
 
 export const bundleExists = (fn: string): boolean => existsSync(dist(fn));
+
+/** Annotations tools add to say where an object came from. */
+const TOOL_ANNOTATION = /^(internal\.)?config\.kubernetes\.io\/|^config\.k8s\.io\/|^kustomize\.config\.k8s\.io\//;
+
+/** JSON with object keys sorted (kustomize sorts keys, kpt keeps the functions' order). */
+export function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v);
+}
+
+/**
+ * The objects of a YAML stream that reach a cluster (no local-config), without tool
+ * annotations, as canonical JSON, sorted: what kpt and kustomize output can be compared by.
+ */
+export function clusterObjects(text: string): string[] {
+  const out: string[] = [];
+  for (const d of parseAllDocuments(text)) {
+    const v = d.toJS() as Record<string, any> | null;
+    if (!v) continue;
+    const ann = v.metadata?.annotations as Record<string, string> | undefined;
+    if (ann?.['config.kubernetes.io/local-config'] === 'true') continue;
+    if (ann) {
+      for (const k of Object.keys(ann)) if (TOOL_ANNOTATION.test(k)) delete ann[k];
+      if (Object.keys(ann).length === 0) delete v.metadata.annotations;
+    }
+    out.push(canonical(v));
+  }
+  return out.sort();
+}

@@ -7,9 +7,8 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, run, tempDir } from '../e2e/helpers.js';
+import { clusterObjects, repoRoot, run, tempDir } from '../e2e/helpers.js';
 
 const examples = join(repoRoot, 'examples/kustomize');
 const FUNCTIONS = ['bmh-from-redfish', 'site-from-catalogue', 'phase-plan-expand', 'intent-validate'];
@@ -19,35 +18,7 @@ const SCENARIOS: { dir: string; fn: string }[] = [
   { dir: 'phase-plan-flux', fn: 'phase-plan-expand' },
   { dir: 'validation', fn: 'intent-validate' },
 ];
-const TOOL_ANNOTATION = /^(internal\.)?config\.kubernetes\.io\/|^config\.k8s\.io\/|^kustomize\.config\.k8s\.io\//;
-
-/** JSON with object keys sorted (kustomize sorts keys, kpt keeps the functions' order). */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object')
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v);
-}
-
-/** The objects of a YAML stream that reach a cluster (no local-config), without tool annotations, sorted. */
-function objects(text: string): string[] {
-  const out: string[] = [];
-  for (const d of parseAllDocuments(text)) {
-    const v = d.toJS() as Record<string, any> | null;
-    if (!v) continue;
-    const ann = v.metadata?.annotations as Record<string, string> | undefined;
-    if (ann?.['config.kubernetes.io/local-config'] === 'true') continue;
-    if (ann) {
-      for (const k of Object.keys(ann)) if (TOOL_ANNOTATION.test(k)) delete ann[k];
-      if (Object.keys(ann).length === 0) delete v.metadata.annotations;
-    }
-    out.push(canonical(v));
-  }
-  return out.sort();
-}
+const objects = clusterObjects;
 
 /** The shell commands of a README's ```sh blocks (comments and blank lines dropped). */
 function readmeCommands(readme: string): string[] {
