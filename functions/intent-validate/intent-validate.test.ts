@@ -7,7 +7,7 @@ import { loadYaml, readInput, runFunction, type KubeObject } from '../../src/krm
 import { expandPaths, runValidate } from '../../src/cli/validate.js';
 import { definition } from './function.js';
 import { analyse, type IntentValidateSpec } from './analyse.js';
-import { lineOfPath } from './schema.js';
+import { builtinValidator, lineOfPath } from './schema.js';
 import { unpack, validateSpec } from './packed.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 
@@ -113,7 +113,7 @@ describe('line numbers', () => {
 describe('packed validators', () => {
   it('compiles every built-in validator and accepts a minimal object of its kind', () => {
     for (const [key, name] of Object.entries(BUILTIN_KEYS)) {
-      const v = unpack(name!) as (d: unknown) => boolean;
+      const v = builtinValidator(name!) as (d: unknown) => boolean;
       const parts = key.split('/');
       const kind = parts.pop()!;
       const apiVersion = parts.join('/');
@@ -297,5 +297,92 @@ items:
     const bad = await runFunction(definition, rl('{warnDays: "3"}'));
     expect(bad.exitCode).toBe(1);
     expect(bad.results[0]!.message).toContain('intent-validate takes no ConfigMap data (found warnDays)');
+  });
+});
+
+describe('core Kubernetes schemas (from the upstream OpenAPI definitions)', () => {
+  type V = ((d: unknown) => boolean) & { errors?: { instancePath: string; keyword: string; params: Record<string, unknown> }[] | null };
+  const v = (key: string): V => builtinValidator(BUILTIN_KEYS[key]!) as V;
+  const deployment = (container: Record<string, unknown>, spec: Record<string, unknown> = {}) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: 'd' },
+    spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i', ...container }] } }, ...spec },
+  });
+  const errs = (val: V) => (val.errors ?? []).map((e) => `${e.instancePath} ${e.keyword}`);
+
+  it('has the workload, service, RBAC, storage and network kinds', () => {
+    for (const k of ['apps/v1/Deployment', 'apps/v1/StatefulSet', 'apps/v1/DaemonSet', 'batch/v1/Job', 'batch/v1/CronJob', 'v1/Pod', 'v1/Service', 'v1/ServiceAccount',
+      'rbac.authorization.k8s.io/v1/Role', 'rbac.authorization.k8s.io/v1/RoleBinding', 'rbac.authorization.k8s.io/v1/ClusterRole', 'rbac.authorization.k8s.io/v1/ClusterRoleBinding',
+      'v1/PersistentVolumeClaim', 'networking.k8s.io/v1/Ingress', 'networking.k8s.io/v1/NetworkPolicy', 'v1/Secret', 'v1/ConfigMap', 'v1/Namespace'])
+      expect(BUILTIN_KEYS[k], k).toBeDefined();
+    // the hand-written Secret (sops, base64 data) stays
+    expect(BUILTIN_KEYS['v1/Secret']).not.toMatch(/^k8s#/);
+  });
+
+  it('accepts int-or-string and quantities in both forms, rejects other types', () => {
+    const d = v('apps/v1/Deployment');
+    const strategy = (maxSurge: unknown) => ({ strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge, maxUnavailable: '25%' } } });
+    expect(d(deployment({}, strategy(1)))).toBe(true);
+    expect(d(deployment({}, strategy('50%')))).toBe(true);
+    expect(d(deployment({}, strategy(true)))).toBe(false);
+    expect(errs(d)).toEqual(['/spec/strategy/rollingUpdate/maxSurge type']);
+    for (const cpu of [2, 0.5, '500m', '1']) expect(d(deployment({ resources: { requests: { cpu, memory: '1Gi' } } })), String(cpu)).toBe(true);
+    expect(d(deployment({ resources: { requests: { cpu: [1] } } }))).toBe(false);
+  });
+
+  it('checks named ports as the API server does (IANA service names), numbers anywhere', () => {
+    const s = v('v1/Service');
+    const svc = (targetPort: unknown) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80, targetPort }] } });
+    for (const ok of [8080, 'http', 'http-alt', 'metrics9']) expect(s(svc(ok)), String(ok)).toBe(true);
+    for (const bad of ['web_port', 'HTTP', '8080', 'a--b', 'a-very-long-port-name']) expect(s(svc(bad)), bad).toBe(false);
+    const d = v('apps/v1/Deployment');
+    expect(d(deployment({ readinessProbe: { httpGet: { path: '/', port: 'metrics' } }, ports: [{ name: 'metrics', containerPort: 9100 }] }))).toBe(true);
+    expect(d(deployment({ ports: [{ name: 'Metrics', containerPort: 9100 }] }))).toBe(false);
+    expect(errs(d)).toEqual(['/spec/template/spec/containers/0/ports/0/name pattern']);
+  });
+
+  it('knows fields newer than the 1.27 definitions (sidecar restartPolicy, PodSpec.resources) and ignores status', () => {
+    const d = v('apps/v1/Deployment');
+    expect(d(deployment({ restartPolicy: 'Always' }))).toBe(true);
+    expect(d(deployment({}, { template: { spec: { resources: { limits: { cpu: 1 } }, containers: [{ name: 'c', image: 'i' }] } } }))).toBe(true);
+    expect(d({ ...deployment({}), status: { replicas: 'whatever', anything: true } })).toBe(true);
+    // null is "not set"
+    expect(d(deployment({}, { strategy: null, replicas: null }))).toBe(true);
+  });
+
+  it('is strict below the pod template (CronJob, StatefulSet volumeClaimTemplates) and requires a container image', () => {
+    const cj = v('batch/v1/CronJob');
+    const cron = (container: Record<string, unknown>) => ({
+      apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'c' },
+      spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', ...container }] } } } } },
+    });
+    expect(cj(cron({ image: 'i' }))).toBe(true);
+    expect(cj(cron({ image: 'i', comand: ['x'] }))).toBe(false);
+    expect(cj.errors?.[0]).toMatchObject({ instancePath: '/spec/jobTemplate/spec/template/spec/containers/0', keyword: 'additionalProperties', params: { additionalProperty: 'comand' } });
+    expect(cj(cron({}))).toBe(false);
+    expect(cj.errors?.[0]).toMatchObject({ keyword: 'required', params: { missingProperty: 'image' } });
+    const ss = v('apps/v1/StatefulSet');
+    const sts = (pvcSpec: Record<string, unknown>) => ({
+      apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 's' },
+      spec: { serviceName: 's', selector: {}, template: { spec: { containers: [{ name: 'c', image: 'i' }] } }, volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: pvcSpec }] },
+    });
+    expect(ss(sts({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } } }))).toBe(true);
+    expect(ss(sts({ accesModes: ['ReadWriteOnce'] }))).toBe(false);
+    expect(errs(ss)).toEqual(['/spec/volumeClaimTemplates/0/spec additionalProperties']);
+  });
+
+  it('closes RBAC, Ingress and NetworkPolicy objects', () => {
+    const role = v('rbac.authorization.k8s.io/v1/ClusterRole');
+    expect(role({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' }, rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }] })).toBe(true);
+    expect(role({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' }, rules: [{ apiGroup: [''], verbs: ['get'] }] })).toBe(false);
+    const rb = v('rbac.authorization.k8s.io/v1/RoleBinding');
+    expect(rb({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'b' }, subjects: [] })).toBe(false);
+    expect(errs(rb)).toEqual([' required']); // roleRef
+    const np = v('networking.k8s.io/v1/NetworkPolicy');
+    expect(np({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'n' }, spec: { podSelector: {}, ingress: [{ ports: [{ port: 'https' }, { port: 443, endPort: 445 }] }] } })).toBe(true);
+    const ing = v('networking.k8s.io/v1/Ingress');
+    expect(ing({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'i' }, spec: { rules: [{ http: { paths: [{ path: '/', pathType: 'Prefix', backend: { serviceName: 'old', servicePort: 80 } }] } }] } })).toBe(false);
+    expect(errs(ing)).toContain('/spec/rules/0/http/paths/0/backend additionalProperties');
   });
 });

@@ -60,8 +60,11 @@ function runtimeCompiler(): (schema: object) => Validator {
 }
 
 /** A built-in validator, compiled from its packed source on first use (only kinds present). */
-function builtinValidator(name: string): Validator | undefined {
-  return unpack(name) as Validator | undefined;
+export function builtinValidator(name: string): Validator | undefined {
+  // `module#export`: one of the core Kubernetes kinds, which share one module (prebuild.mjs)
+  const hash = name.indexOf('#');
+  if (hash < 0) return unpack(name) as Validator | undefined;
+  return (unpack(name.slice(0, hash)) as Record<string, Validator> | undefined)?.[name.slice(hash + 1)];
 }
 
 function gvk(o: KubeObject): string {
@@ -159,6 +162,9 @@ function valueAt(data: unknown, path: (string | number)[]): unknown {
   return v;
 }
 
+/** Kubernetes IANA_SVC_NAME, the pattern of named ports in the core kinds (k8s-schemas.mjs). */
+const PORT_NAME = '^(?!.*--)(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+
 function describe(e: AjvError, data: unknown, path: (string | number)[]): string {
   const p = e.params ?? {};
   switch (e.keyword) {
@@ -169,10 +175,19 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
     case 'type': {
       const v = valueAt(data, path);
       const found = v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a mapping' : `${typeof v} ${JSON.stringify(v)}`;
-      const hint = String(p.type) === 'string' && (typeof v === 'boolean' || typeof v === 'number') ? ' (quote the value)' : '';
-      return `must be ${String(p.type)}, found ${found}${hint}`;
+      // `integer,null`: null means "not set" and needs no mention
+      const types = String(p.type).split(',').filter((t) => t !== 'null');
+      const hint =
+        types.includes('string') && (typeof v === 'boolean' || typeof v === 'number')
+          ? ' (quote the value)'
+          : !types.includes('string') && typeof v === 'string' && /^[-+]?\d+(\.\d+)?$/.test(v.trim())
+            ? ' (remove the quotes)'
+            : '';
+      return `must be ${types.join(' or ')}, found ${found}${hint}`;
     }
     case 'pattern':
+      if (p.pattern === PORT_NAME)
+        return `must be a port number or a port name (up to 15 lowercase letters, digits and "-", at least one letter, as the container port's name), found ${JSON.stringify(valueAt(data, path))}: fix the value or name the container port`;
       return `does not match the pattern ${String(p.pattern)}: fix the value`;
     default:
       return `${e.message ?? 'is invalid'}`;
