@@ -32,6 +32,9 @@ export const CORE_KINDS = [
   ['autoscaling/v2', 'HorizontalPodAutoscaler'],
 ];
 
+/** Kinds with a pod template, and PersistentVolume (they share PodSpec or the volume sources: packed together). */
+export const POD_KINDS = new Set(['PersistentVolume', 'Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob']);
+
 /** Kubernetes IANA_SVC_NAME: what a named port must look like. */
 export const PORT_NAME = '^(?!.*--)(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 const NAMED_PORT = { type: ['integer', 'string'], pattern: PORT_NAME, maxLength: 15 };

@@ -78,26 +78,37 @@ for (const [i, k] of [...schemas.keys()].sort().entries()) {
   keys[k] = name;
   pack(name, standalone(schemas.get(k), k), PLAIN.has(k));
 }
-// Core Kubernetes kinds (k8s-schemas.mjs): one module whose validators share their definitions
-// (PodSpec once for six workload kinds), exported per kind; BUILTIN_KEYS names them `k8s#export`.
+// Core Kubernetes kinds (k8s-schemas.mjs): two modules whose validators share their definitions
+// (PodSpec once for Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job and CronJob in
+// `k8s_pod`; the other kinds in `k8s`, so a run with a Service or a Role does not compile the
+// pod template), exported per kind; BUILTIN_KEYS names them `module#export`.
 {
-  const { coreSchemas } = await import('./k8s-schemas.mjs');
+  const { coreSchemas, POD_KINDS } = await import('./k8s-schemas.mjs');
   const core = coreSchemas(root, OBJECT_META);
-  const definitions = { ...core.definitions };
-  const exports = {};
+  const modules = { k8s: {}, k8s_pod: {} };
   for (const [k, s] of Object.entries(core.kinds)) {
     if (schemas.has(k)) continue; // hand-written (Secret, ConfigMap, Namespace) win
     const name = k.replace(/[^A-Za-z0-9]/g, '_');
-    definitions['kind.' + name] = s;
-    exports[name] = `k8s#/definitions/kind.${name}`;
-    keys[k] = `k8s#${name}`;
+    const mod = POD_KINDS.has(k.split('/').pop()) ? 'k8s_pod' : 'k8s';
+    modules[mod][name] = s;
+    keys[k] = `${mod}#${name}`;
   }
-  const ajv = new Ajv({ ...AJV_OPTIONS, code: { source: true, esm: false, optimize: true } });
-  ajv.addSchema({ $id: 'k8s', definitions });
-  const cjs = standaloneCode(ajv, exports);
-  for (const m of cjs.matchAll(/require\("([^"]+)"\)/g)) if (!HELPERS.has(m[1])) throw new Error(`prebuild: core kinds need ${m[1]}, which packed.ts does not provide`);
-  pack('k8s', minify(cjs));
-  console.log(`intent-validate: ${Object.keys(exports).length} core Kubernetes kinds from kubernetes-models (${core.added.length} newer fields topped up from kubernetes-models 5)`);
+  for (const [mod, kinds] of Object.entries(modules)) {
+    // inlineRefs: false: every definition is one function, called wherever it is used (less code
+    // than inlining the small ones, no slower at run time); ajv emits only the definitions used
+    const ajv = new Ajv({ ...AJV_OPTIONS, inlineRefs: false, code: { source: true, esm: false, optimize: true } });
+    const definitions = { ...core.definitions };
+    const exports = {};
+    for (const [name, s] of Object.entries(kinds)) {
+      definitions['kind.' + name] = s;
+      exports[name] = `${mod}#/definitions/kind.${name}`;
+    }
+    ajv.addSchema({ $id: mod, definitions });
+    const cjs = standaloneCode(ajv, exports);
+    for (const m of cjs.matchAll(/require\("([^"]+)"\)/g)) if (!HELPERS.has(m[1])) throw new Error(`prebuild: core kinds need ${m[1]}, which packed.ts does not provide`);
+    pack(mod, minify(cjs));
+  }
+  console.log(`intent-validate: ${Object.keys(modules.k8s).length + Object.keys(modules.k8s_pod).length} core Kubernetes kinds from kubernetes-models (${core.added.length} newer fields topped up from kubernetes-models 5)`);
 }
 pack('spec', standalone(JSON.parse(readFileSync(join(here, 'spec.schema.json'), 'utf8')), 'spec.schema.json'));
 const ajvBundle = await esbuild.build({
