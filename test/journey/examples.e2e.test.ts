@@ -84,7 +84,7 @@ describe('examples/kustomize', () => {
 
     it('the expected message is the hardware-profile finding for r750-01', () => {
       expect(finding).toBe(
-        'BareMetalHost/target-infra/r750-01 metadata.labels: BareMetalHost/target-infra/r750-01 does not match HardwareClassification compute-large-memory (hardware from HardwareInventory r750-01): cpu count: wanted >= 128, found 72; ram: wanted >= 1024 GB (x1024 MiB), found 524288 MiB. Fix the host\'s hardware or assign another profile [hardware-profile]',
+        'metadata.labels: BareMetalHost/target-infra/r750-01 does not match HardwareClassification compute-large-memory (hardware from HardwareInventory r750-01): cpu count: wanted >= 128, found 72; ram: wanted >= 1024 GB (x1024 MiB), found 524288 MiB. Fix the host\'s hardware or assign another profile [hardware-profile]',
       );
     });
 
