@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { plainYaml } from './emit.js';
+import { emitLikeYaml, plainYaml } from './emit.js';
 import { PARSE_OPTIONS } from './lazy.js';
 
 describe('plainYaml', () => {
@@ -25,5 +25,62 @@ describe('plainYaml', () => {
     expect(plainYaml([{ message: 'BMC address is not a URL: "x"', severity: 'error', resourceRef: { kind: 'BareMetalHost', name: 'n1' }, tags: { rule: 'schema', line: '12' } }])).toBe(
       '- message: "BMC address is not a URL: \\"x\\""\n  severity: error\n  resourceRef:\n    kind: BareMetalHost\n    name: n1\n  tags:\n    rule: schema\n    line: "12"\n',
     );
+  });
+});
+
+describe('emitLikeYaml', () => {
+  const tricky = fc.constantFrom(
+    'yes', 'No', 'on', '0644', '0o17', '1_000', '1:20', '52:54:00:00:01:00', '52:54:00:b6:ed:31', '10.23.25.102', '1.27.3',
+    '2001-12-14', '2001-12-14 21:59:43.10 -5', '.inf', '-.5', '+1', '0x1F', 'e5', 'E+5', '<<', '~', 'null', '', ' ', 'a: b', 'a:b',
+    'x #y', 'x#y', '- x', '-', '?', '? x', '[x]', '{x}', '&a', '*a', '!t', '|', '>', '%x', '@x', '`x', "it's", 'say "hi"',
+    'back\\slash', '---', '...', '--- x', 'end:', 'end ', ' lead', 'tab\tx', 'multi\nline', 'é', 'redfish+http://10.0.0.1:8000/x',
+    'a,b', 'x=y', '(x)',
+  );
+  const scalar = fc.oneof(fc.string({ maxLength: 8 }), tricky, fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null));
+  const key = fc.oneof(fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9./-]{0,10}$/), tricky.filter((s) => s !== ''));
+  const data = fc.letrec((tie) => ({
+    v: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, tie('arr'), tie('obj')),
+    arr: fc.array(tie('v'), { maxLength: 4 }),
+    obj: fc.dictionary(key, tie('v'), { maxKeys: 5 }),
+  })).obj;
+
+  it('writes exactly what yaml.stringify writes, or leaves it to yaml (property)', async () => {
+    const { stringify } = await import('yaml');
+    const { EMIT_OPTIONS } = await import('./kube-object.js');
+    let fast = 0;
+    let total = 0;
+    fc.assert(
+      fc.property(data, (v) => {
+        total++;
+        const got = emitLikeYaml(v);
+        if (got === undefined) return;
+        fast++;
+        expect(got).toBe(stringify(v, EMIT_OPTIONS));
+      }),
+      { numRuns: Number(process.env.FC_RUNS ?? 2000) },
+    );
+    expect(fast).toBeGreaterThan(total / 50); // not vacuous: the fast path is taken and compared
+  });
+
+  it('takes the fast path for the objects generators write', async () => {
+    const { stringify } = await import('yaml');
+    const { EMIT_OPTIONS } = await import('./kube-object.js');
+    const bmh = {
+      apiVersion: 'metal3.io/v1alpha1',
+      kind: 'BareMetalHost',
+      metadata: { name: 'node01', namespace: 'metal3', labels: { 'baremetal-krm.dev/vendor': 'dell' }, annotations: { 'config.kubernetes.io/index': '0' } },
+      spec: {
+        online: false,
+        bmc: { address: 'idrac-virtualmedia://10.0.10.11/redfish/v1/Systems/System.Embedded.1', credentialsName: 'node01-bmc-secret' },
+        bootMACAddress: '52:54:00:00:01:00',
+        rootDeviceHints: { serialNumber: '61X0A002TCD8', minSizeGigabytes: 100 },
+        nics: [{ id: 'NIC.Slot.5-1', mac: 'b8:3f:d2:90:97:c4', pxe: true }, {}],
+        empty: [],
+      },
+    };
+    const text = emitLikeYaml(bmh);
+    expect(text).toBeDefined();
+    expect(text).toBe(stringify(bmh, EMIT_OPTIONS));
+    expect(text).toContain('bootMACAddress: "52:54:00:00:01:00"'); // YAML 1.1 readers would take it for base 60
   });
 });

@@ -54,3 +54,105 @@ export function plainYaml(value: unknown, indent = ''): string {
   }
   return `${indent}${scalar(value)}\n`;
 }
+
+// ---------------------------------------------------------------------------------------------
+// A fast path for new items: `emitLikeYaml(v)` writes exactly what `yaml.stringify(v,
+// EMIT_OPTIONS)` writes (kyaml layout, YAML 1.1 quoting, no folding) for the common case —
+// maps, sequences of scalars or maps, printable one-line ASCII strings, safe integers,
+// booleans, null — and returns `undefined` for anything else, so the caller uses `yaml`. The
+// property tests hold the two to the same bytes. Writing 1,000 inventories drops from ~350 ms
+// to a few ms.
+
+/** Every default tag test of the `yaml` package's yaml-1.1 schema other than str (stringify checks them). */
+const YAML11_NON_STRING = [
+  /^(?:~|[Nn]ull|NULL)?$/,
+  /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
+  /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
+  /^[-+]?0b[0-1_]+$/,
+  /^[-+]?0[0-7_]+$/,
+  /^[-+]?[0-9][0-9_]*$/,
+  /^[-+]?0x[0-9a-fA-F_]+$/,
+  /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+  /^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/,
+  /^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/,
+  /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+$/,
+  /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*$/,
+  /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:t|T|[ \t]+)([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2}(\.[0-9]+)?)(?:[ \t]*(Z|[-+][012]?[0-9](?::[0-9]{2})?))?)?$/,
+];
+
+/** yaml's plainString refusals (stringifyString.js), for one-line strings in block context. */
+const NOT_PLAIN = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\n|[\n\t ]#|[\n\t :]$/;
+
+class Fallback extends Error {}
+const FALLBACK = new Fallback();
+
+function fastString(s: string): string {
+  // printable ASCII, one line: anything else (block literals, escapes) is yaml's to write
+  if (!/^[\x20-\x7e]*$/.test(s)) throw FALLBACK;
+  if (/^(?:%|---|\.\.\.)/.test(s)) throw FALLBACK; // document markers: yaml's rules depend on the indentation
+  const plain = s !== '' && !NOT_PLAIN.test(s) && !YAML11_NON_STRING.some((re) => re.test(s));
+  if (plain) return s;
+  // quotedString: double quotes unless the string holds a double quote and no single one
+  if (s.includes('"') || s.includes('\\')) throw FALLBACK;
+  return `"${s}"`;
+}
+
+function fastScalar(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'string') return fastString(v);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (typeof v === 'number' && Number.isSafeInteger(v) && !Object.is(v, -0)) return String(v);
+  throw FALLBACK;
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+
+function fastMap(m: Record<string, unknown>, ind: string, out: string[], first?: string): void {
+  let lead = first;
+  for (const [k, v] of Object.entries(m)) {
+    if (v === undefined) throw FALLBACK;
+    const key = fastString(k);
+    const prefix = lead ?? ind;
+    lead = undefined;
+    if (Array.isArray(v)) {
+      if (v.length === 0) out.push(`${prefix}${key}: []\n`);
+      else {
+        out.push(`${prefix}${key}:\n`);
+        fastSeq(v, ind, out);
+      }
+    } else if (isPlainObject(v)) {
+      if (Object.keys(v).length === 0) out.push(`${prefix}${key}: {}\n`);
+      else {
+        out.push(`${prefix}${key}:\n`);
+        fastMap(v, ind + '  ', out);
+      }
+    } else if (v !== null && typeof v === 'object') throw FALLBACK;
+    else out.push(`${prefix}${key}: ${fastScalar(v)}\n`);
+  }
+}
+
+function fastSeq(a: unknown[], ind: string, out: string[]): void {
+  for (const v of a) {
+    if (Array.isArray(v)) throw FALLBACK; // "- - x": yaml's to write
+    if (isPlainObject(v)) {
+      if (Object.keys(v).length === 0) out.push(`${ind}- {}\n`);
+      else fastMap(v, ind + '  ', out, `${ind}- `);
+    } else if (v !== null && typeof v === 'object') throw FALLBACK;
+    else if (v === undefined) throw FALLBACK;
+    else out.push(`${ind}- ${fastScalar(v)}\n`);
+  }
+}
+
+/** `yaml.stringify(value, EMIT_OPTIONS)` for plain data, or `undefined` when unsure. */
+export function emitLikeYaml(value: unknown): string | undefined {
+  if (!isPlainObject(value) || Object.keys(value).length === 0) return undefined;
+  const out: string[] = [];
+  try {
+    fastMap(value, '', out);
+  } catch (e) {
+    if (e instanceof Fallback) return undefined;
+    throw e;
+  }
+  return out.join('');
+}
