@@ -165,7 +165,16 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     if (s) findings.push({ rule, severity: s, message, ...f });
   };
   const on = (rule: string): boolean => sev(rule) !== undefined;
-  const now = spec.now ? Date.parse(spec.now) : Date.now();
+  const now = spec.now !== undefined ? Date.parse(spec.now) : Date.now();
+  // an unreadable spec.now would make every certificate comparison false: refuse it, check no certificate
+  const nowValid = Number.isFinite(now);
+  if (!nowValid)
+    findings.push({
+      rule: 'config',
+      severity: 'error',
+      message: `spec.now ${JSON.stringify(spec.now)} is not a valid time: write an RFC 3339 time such as 2024-01-01T00:00:00Z (or leave it out for the current time); no certificate was checked`,
+      field: 'spec.now',
+    });
 
   // parse every item once, first: the header getters (kind, name, labels ...) then read the parsed
   // data instead of parsing each item's header text a second time
@@ -495,7 +504,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     if (k === 'BareMetalHost' || k === 'HardwareData' || k === 'HardwareInventory') continue;
     // certificates: PEM, base64 PEM, kubeconfig *-data fields, or any Secret data (base64)
     const mayHoldCerts = k === 'Secret' || body.includes('-----BEGIN') || body.includes(B64_PEM) || /-data['"]?:/.test(body) || body.includes('clusters:');
-    if (mayHoldCerts && (on('certificate-expired') || on('certificate-expiring') || on('certificate-not-yet-valid') || on('certificate-key-mismatch') || on('certificate-unreadable'))) {
+    if (mayHoldCerts && nowValid && (on('certificate-expired') || on('certificate-expiring') || on('certificate-not-yet-valid') || on('certificate-key-mismatch') || on('certificate-unreadable'))) {
       const r = checkCertificates(o, d, { now, warnDays: spec.certificates?.warnDays ?? 30 });
       certificates.push(...r.facts);
       for (const f of r.findings) report(f.rule, f.message, f);
