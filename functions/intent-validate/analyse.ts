@@ -457,6 +457,8 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     }
     const wanted = o.labels['baremetal-krm.dev/hardware-profile'] ?? o.annotations['baremetal-krm.dev/hardware-profile'];
     for (const c of classifications) {
+      // a HardwareClassification only classifies hosts of its own namespace (as the controller)
+      if ((c.namespace ?? '') !== (o.namespace ?? '')) continue;
       const assigned = wanted === c.name || Object.prototype.hasOwnProperty.call(o.labels, `hardwareclassification.metal3.io/${c.name}`);
       if (!assigned) continue;
       const failures = fact.hardware ? matchClassification(c.get('spec.hardwareCharacteristics'), fact.hardware) : ['no hardware inventory'];

@@ -27,6 +27,7 @@ export interface HostHardware {
   manufacturer?: string;
   productName?: string;
   biosVendor?: string;
+  biosVersion?: string;
   bootMode?: string;
 }
 
@@ -63,6 +64,7 @@ export function hostHardware(data: unknown, kind: 'metal3' | 'inventory'): HostH
       manufacturer: str(sv.manufacturer),
       productName: str(sv.productName),
       biosVendor: str(bios.vendor),
+      biosVersion: str(bios.version),
     };
   }
   const cpu = isObj(d.cpu) ? d.cpu : {};
@@ -87,6 +89,7 @@ export function hostHardware(data: unknown, kind: 'metal3' | 'inventory'): HostH
     manufacturer: str(sys.manufacturer),
     productName: str(sys.model),
     biosVendor: undefined,
+    biosVersion: str(sys.biosVersion),
     bootMode: str(d.bootMode),
   };
 }
@@ -107,12 +110,22 @@ function rangeText(min: unknown, max: unknown, unit = ''): string {
 const hasBound = (min: unknown, max: unknown): boolean => (num(min) ?? 0) > 0 || (num(max) ?? 0) > 0;
 const gb = (bytes: number): number => Math.round((bytes / 1e9) * 10) / 10;
 
-/** hctl `0:N:0:0`: N matches any number. */
-function hctlMatches(pattern: string, hctl: string | undefined): boolean {
-  if (!hctl) return false;
-  const p = pattern.split(':');
-  const h = hctl.split(':');
-  return p.length === h.length && p.every((x, i) => x.toUpperCase() === 'N' || x === h[i]);
+/**
+ * The controller's `validatePattern` (classifier/disk.go): a host disk's hctl with every numeric
+ * field > 0 written `N`, and `0:0:0:0` as `0:0:N:0`. A missing hctl is "".
+ */
+export function hctlPattern(hctl: string | undefined): string {
+  const h = hctl ?? '';
+  if (h === '0:0:0:0') return '0:0:N:0';
+  return h
+    .split(':')
+    .map((f) => (/^\d+$/.test(f) && Number(f) > 0 ? 'N' : f))
+    .join(':');
+}
+/** The controller's `validateExpectedPattern`: `0:0:0:0` is `0:0:N:0`, anything else as written. */
+export function hctlExpected(pattern: string | undefined): string {
+  const p = pattern ?? '';
+  return p === '0:0:0:0' ? '0:0:N:0' : p;
 }
 
 /** Every failing constraint of a HardwareClassification's hardwareCharacteristics, wanted vs found. */
@@ -137,9 +150,23 @@ export function matchClassification(hc: unknown, hw: HostHardware): string[] {
   const disk = isObj(c.disk) ? c.disk : undefined;
   if (disk) {
     const selectors = arr(disk.diskSelector);
-    const disks = selectors.length
-      ? hw.disks.filter((d) => selectors.some((s) => (!str(s.hctl) || hctlMatches(String(s.hctl), d.hctl)) && (typeof s.rotational !== 'boolean' || s.rotational === d.rotational)))
-      : hw.disks;
+    // as the controller: every selector must match at least one disk (hctl pattern and rotational,
+    // a missing rotational being false on both sides); the matched disks then stand for the host's
+    let disks = hw.disks;
+    if (selectors.length) {
+      const matched: HostDisk[] = [];
+      selectors.forEach((sel, i) => {
+        const want = hctlExpected(str(sel.hctl));
+        const rot = sel.rotational === true;
+        const hits = hw.disks.filter((d) => hctlPattern(d.hctl) === want && (d.rotational === true) === rot);
+        if (hits.length === 0)
+          out.push(
+            `disk.diskSelector[${i}] (hctl "${str(sel.hctl) ?? ''}", rotational ${rot}): no disk matches (host disks: ${hw.disks.map((d) => `${d.name} hctl ${d.hctl ?? 'unknown'} (pattern "${hctlPattern(d.hctl)}") rotational ${d.rotational === true}`).join(', ') || 'none'})`,
+          );
+        matched.push(...hits);
+      });
+      if (matched.length > 0) disks = matched;
+    }
     const what = selectors.length ? 'disks matching diskSelector' : 'disks';
     if (hasBound(disk.minimumCount, disk.maximumCount) && !inRange(disks.length, disk.minimumCount, disk.maximumCount))
       out.push(`${what}: wanted ${rangeText(disk.minimumCount, disk.maximumCount)}, found ${disks.length}`);
@@ -153,11 +180,17 @@ export function matchClassification(hc: unknown, hw: HostHardware): string[] {
   }
   const nic = isObj(c.nic) ? c.nic : undefined;
   if (nic) {
-    const vendors = isObj(nic.nicSelector) && Array.isArray(nic.nicSelector.vendor) ? (nic.nicSelector.vendor as unknown[]).map((v) => String(v).toLowerCase()) : [];
-    const nics = vendors.length ? hw.nics.filter((n) => n.vendor !== undefined && vendors.includes(n.vendor.toLowerCase())) : hw.nics;
-    const what = vendors.length ? `NICs of vendor ${vendors.join('/')}` : 'NICs';
-    if (hasBound(nic.minimumCount, nic.maximumCount) && !inRange(nics.length, nic.minimumCount, nic.maximumCount))
-      out.push(`${what}: wanted ${rangeText(nic.minimumCount, nic.maximumCount)}, found ${nics.length}${vendors.length ? ` (host vendors: ${[...new Set(hw.nics.map((n) => n.vendor ?? '?'))].sort().join(', ') || 'none'})` : ''}`);
+    // as the controller: the count range is over every NIC; each listed vendor (exact) must be the
+    // vendor (first word of the model) of some NIC, and there are at least as many NICs as vendors
+    const vendors = isObj(nic.nicSelector) && Array.isArray(nic.nicSelector.vendor) ? (nic.nicSelector.vendor as unknown[]).map((v) => String(v)) : [];
+    const hostVendors = [...new Set(hw.nics.map((n) => n.vendor ?? '?'))].sort();
+    if (hasBound(nic.minimumCount, nic.maximumCount) && !inRange(hw.nics.length, nic.minimumCount, nic.maximumCount))
+      out.push(`NICs: wanted ${rangeText(nic.minimumCount, nic.maximumCount)}, found ${hw.nics.length}`);
+    if (vendors.length) {
+      const missing = vendors.filter((v) => !hw.nics.some((n) => n.vendor === v));
+      if (missing.length) out.push(`nic.nicSelector.vendor: wanted a NIC of vendor ${missing.join(', ')}, found vendors ${hostVendors.join(', ') || 'none'}`);
+      else if (hw.nics.length < vendors.length) out.push(`nic.nicSelector.vendor: wanted at least ${vendors.length} NICs (one per listed vendor), found ${hw.nics.length}`);
+    }
   }
   const sv = isObj(c.systemVendor) ? c.systemVendor : undefined;
   if (sv) {
@@ -166,6 +199,8 @@ export function matchClassification(hc: unknown, hw: HostHardware): string[] {
   }
   const bios = isObj(c.firmware) && isObj(c.firmware.bios) ? c.firmware.bios : undefined;
   if (bios && str(bios.vendor) && bios.vendor !== hw.biosVendor) out.push(`firmware.bios.vendor: wanted ${String(bios.vendor)}, found ${hw.biosVendor ?? 'unknown'}`);
+  // newer CRD: exact version; the older majorVersion/minorVersion are not checked (as the controller)
+  if (bios && str(bios.version) && bios.version !== hw.biosVersion) out.push(`firmware.bios.version: wanted ${String(bios.version)}, found ${hw.biosVersion ?? 'unknown'}`);
   return out;
 }
 
