@@ -29,6 +29,18 @@ function celString(v: string): string {
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** A value airshipctl's printed JSONPath text would show for a boolean or a number field. */
+const TYPED = /^(?:true|false|-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)$/;
+
+/**
+ * `expr == value` as airshipctl means it: it compares the printed JSONPath text, so `true` or
+ * `3` must match a boolean or number field as well as a string one. CEL `string()` turns a
+ * bool, int, uint, double or string into its text, so one form covers them all.
+ */
+function celEquals(expr: string, value: string): string {
+  return TYPED.test(value) ? `string(${expr}) == ${celString(value)}` : `${expr} == ${celString(value)}`;
+}
+
 /** `{.status.conditions[?(@.type=='Available')].status}` as segments; undefined when outside our subset. */
 function parseJsonPath(jp: string): { before: string[]; filter?: { key: string; value: string }; after: string[] } | undefined {
   const m = /^\{\s*(.*?)\s*\}$/.exec(jp.trim());
@@ -74,13 +86,13 @@ export function conditionToCel(jsonPath: string, value: string | undefined): str
     const full = [root, ...rest].join('.');
     if (rest.length === 0) return value === undefined ? undefined : `${root} == ${celString(value)}`;
     const g = guards(root, rest);
-    return value === undefined ? g.join(' && ') : [...g, `${full} == ${celString(value)}`].join(' && ');
+    return value === undefined ? g.join(' && ') : [...g, celEquals(full, value)].join(' && ');
   }
   const list = [root, ...rest].join('.');
   const inner: string[] = [`e.${p.filter.key} == ${celString(p.filter.value)}`];
   if (p.after.length > 0) {
     inner.push(...guards('e', p.after));
-    if (value !== undefined) inner.push(`e.${p.after.join('.')} == ${celString(value)}`);
+    if (value !== undefined) inner.push(celEquals(`e.${p.after.join('.')}`, value));
   } else if (value !== undefined) return undefined;
   const g = rest.length > 0 ? guards(root, rest) : [];
   return [...g, `${list}.exists(e, ${inner.join(' && ')})`].join(' && ');

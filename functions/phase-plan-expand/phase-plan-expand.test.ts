@@ -67,6 +67,11 @@ describe('helpers', () => {
       "has(status.conditions) && status.conditions.exists(e, e.type == 'Ready' && has(e.status) && e.status == 'True')",
     );
     expect(conditionToCel("{.status.x}", "it's")).toBe("has(status.x) && status.x == 'it\\'s'");
+    // airshipctl compares printed text: a boolean or number value matches the typed field too
+    expect(conditionToCel('{.status.controlPlaneReady}', 'true')).toBe("has(status.controlPlaneReady) && string(status.controlPlaneReady) == 'true'");
+    expect(conditionToCel('{.status.readyReplicas}', '3')).toBe("has(status.readyReplicas) && string(status.readyReplicas) == '3'");
+    expect(conditionToCel('{.status.ratio}', '-1.5e3')).toBe("has(status.ratio) && string(status.ratio) == '-1.5e3'");
+    expect(conditionToCel('{.status.v}', '03')).toBe("has(status.v) && status.v == '03'");
     expect(conditionToCel('{.status.items[0].name}', 'a')).toBeUndefined();
     expect(conditionToCel('{range .items[*]}{.x}{end}', undefined)).toBeUndefined();
   });
