@@ -33,3 +33,35 @@ describe('spec.now', () => {
     expect(r.err).toContain('[config]');
   });
 });
+
+describe('kustomization namespace (CLI)', () => {
+  it("gives the resources a kustomization lists its namespace: before references are checked", async () => {
+    const dir = join(tmp, 'ns');
+    mkdirSync(join(dir, 'hosts'), { recursive: true });
+    writeFileSync(join(dir, 'kustomization.yaml'), 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: metal3\nresources: [secret.yaml, hosts]\n');
+    writeFileSync(join(dir, 'secret.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: n1-bmc\ndata:\n  password: ENC[AES256_GCM,data:abc,type:str]\nsops:\n  version: 3.7.3\n');
+    // in a listed folder, with another namespace written: kustomize overrides it
+    writeFileSync(
+      join(dir, 'hosts', 'bmh.yaml'),
+      'apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: n1\n  namespace: default\nspec:\n  online: true\n  bmc:\n    address: redfish+https://10.0.0.1/redfish/v1/Systems/1\n    credentialsName: n1-bmc\n    disableCertificateVerification: true\n',
+    );
+    const r = await cli([dir]);
+    expect(r.code).toBe(0);
+    // the host is metal3/n1 and its line is the file's own (11), though a namespace was set
+    expect(r.err).toBe(
+      `${join(dir, 'hosts', 'bmh.yaml')}:11: warning: BareMetalHost/metal3/n1 spec.bmc.disableCertificateVerification: BareMetalHost metal3/n1 has spec.bmc.disableCertificateVerification: true: the BMC's identity is not checked; install a trusted certificate on the BMC and set it to false [insecure-tls]\n` +
+        '0 error(s), 1 warning(s), 0 info in 2 object(s) from 3 file(s)\n',
+    );
+  });
+
+  it('a Secret outside the kustomization keeps no namespace, so the reference is still dangling', async () => {
+    const dir = join(tmp, 'ns2');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'kustomization.yaml'), 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: metal3\nresources: [bmh.yaml]\n');
+    writeFileSync(join(dir, 'secret.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: n1-bmc\ndata:\n  password: ENC[AES256_GCM,data:abc,type:str]\nsops:\n  version: 3.7.3\n');
+    writeFileSync(join(dir, 'bmh.yaml'), 'apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: n1\nspec:\n  online: true\n  bmc:\n    address: redfish+https://10.0.0.1/redfish/v1/Systems/1\n    credentialsName: n1-bmc\n');
+    const r = await cli([dir]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('BMC credentials Secret metal3/n1-bmc referenced by BareMetalHost/metal3/n1 is not in the input');
+  });
+});

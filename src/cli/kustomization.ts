@@ -3,8 +3,8 @@
  * (partial objects) and which Secrets/ConfigMaps generators make (so references to them are
  * not dangling).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve, sep } from 'node:path';
 import { loadYaml } from '../krm/index.js';
 
 export interface KustomizeFacts {
@@ -12,7 +12,19 @@ export interface KustomizeFacts {
   patches: Set<string>;
   /** `Secret/name`, `ConfigMap/name` made by generators */
   generated: string[];
+  /**
+   * The namespace a kustomization's `namespace:` gives the resources it lists, by absolute file
+   * path (a listed folder: every file under it). The outermost kustomization wins, as in kustomize.
+   */
+  namespaceOf: (file: string) => string | undefined;
 }
+
+/** Kinds kustomize's namespace transformer leaves alone (cluster-scoped). */
+export const CLUSTER_SCOPED = new Set([
+  'Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'PersistentVolume', 'StorageClass', 'Node',
+  'PriorityClass', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration', 'APIService', 'IngressClass', 'RuntimeClass',
+  'CSIDriver', 'CSINode', 'VolumeSnapshotClass', 'ClusterIssuer', 'PodSecurityPolicy',
+]);
 
 const NAMES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
 
@@ -20,6 +32,8 @@ export function kustomizeFacts(files: string[]): KustomizeFacts {
   const patches = new Set<string>();
   const generated = new Set<string>();
   const dirs = new Set(files.map((f) => dirname(resolve(f))));
+  // (prefix or file, namespace, depth of the kustomization): the shallowest kustomization wins
+  const nsRules: { target: string; dir: boolean; ns: string; depth: number }[] = [];
   for (const dir of dirs) {
     const k = NAMES.map((n) => join(dir, n)).find((p) => existsSync(p));
     if (!k) continue;
@@ -32,6 +46,14 @@ export function kustomizeFacts(files: string[]): KustomizeFacts {
     const add = (p: unknown): void => {
       if (typeof p === 'string' && !p.includes('\n')) patches.add(resolve(dir, p));
     };
+    if (typeof d.namespace === 'string' && d.namespace !== '') {
+      for (const r of Array.isArray(d.resources) ? d.resources : []) {
+        if (typeof r !== 'string' || r.includes('://')) continue;
+        const target = resolve(dir, r);
+        const isDir = /\.(ya?ml|json)$/i.test(target) ? false : existsSync(target) && statSync(target).isDirectory();
+        nsRules.push({ target, dir: isDir, ns: d.namespace, depth: dir.split(sep).length });
+      }
+    }
     for (const p of Array.isArray(d.patchesStrategicMerge) ? d.patchesStrategicMerge : []) add(p);
     for (const p of Array.isArray(d.patches) ? d.patches : []) if (p && typeof p === 'object') add((p as Record<string, unknown>).path);
     for (const p of Array.isArray(d.patchesJson6902) ? d.patchesJson6902 : []) if (p && typeof p === 'object') add((p as Record<string, unknown>).path);
@@ -42,5 +64,10 @@ export function kustomizeFacts(files: string[]): KustomizeFacts {
       }
     }
   }
-  return { patches, generated: [...generated].sort() };
+  nsRules.sort((a, b) => a.depth - b.depth);
+  const namespaceOf = (file: string): string | undefined => {
+    const f = resolve(file);
+    return nsRules.find((r) => (r.dir ? f.startsWith(r.target + sep) : f === r.target))?.ns;
+  };
+  return { patches, generated: [...generated].sort(), namespaceOf };
 }

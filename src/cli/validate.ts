@@ -13,7 +13,7 @@ import { readExtraCrds } from '../../functions/intent-validate/extra.js';
 import { RULES } from '../../functions/intent-validate/rules.js';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from './args.js';
-import { kustomizeFacts } from './kustomization.js';
+import { CLUSTER_SCOPED, kustomizeFacts } from './kustomization.js';
 import { readYamlFiles, type FileObject } from './files.js';
 
 export const VALIDATE_HELP = `baremetal-krm validate [--config FILE] [--quiet] FILE|FOLDER...
@@ -123,6 +123,18 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   });
   // kustomization files beside the files: patches are partial, generators make Secrets
   const kf = kustomizeFacts(files);
+  // a kustomization's `namespace:` sets the namespace of what it lists (as kustomize does) before
+  // references are checked; lines still come from the file as written
+  const original = new Map<KubeObject, KubeObject>();
+  for (const f of krm) {
+    const ns = kf.namespaceOf(f.path);
+    if (!ns || CLUSTER_SCOPED.has(f.object.kind) || f.object.namespace === ns) continue;
+    const copy = KubeObject.fromDocument(f.object.body);
+    copy.sourceLine = f.object.sourceLine;
+    copy.set('metadata.namespace', ns);
+    original.set(copy, f.object);
+    f.object = copy;
+  }
   const partial = new Set(krm.filter((f) => kf.patches.has(resolve(f.path))).map((f) => f.object));
   if (kf.generated.length) {
     const s = spec as { references?: { external?: string[] } };
@@ -142,10 +154,11 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
     const fo = f.object ? fileOf.get(f.object) : undefined;
     let line = f.line;
     if (line === undefined && f.object && f.path) {
-      line = lineOfPath(f.object, f.path);
+      const asWritten = original.get(f.object) ?? f.object;
+      line = lineOfPath(asWritten, f.path);
       if (line === undefined)
         try {
-          line = f.object.lineOf(f.path);
+          line = asWritten.lineOf(f.path);
         } catch {
           line = undefined;
         }
