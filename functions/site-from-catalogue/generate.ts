@@ -270,7 +270,7 @@ function buildPools<S>(ctx: Context<S>, spec: Spec, net: Networking): Map<string
         });
         continue;
       }
-      pool.reserve(r.from, r.to);
+      pool.reserve(r.from, r.to, true);
     }
     pools.set(id, pool);
   }
@@ -457,45 +457,71 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
       else seenMac.set(mac, h.name);
     }
   }
+  // Allocation depends on the catalogue only, never on which hosts this run writes: every
+  // catalogued host takes part, in name order, so separate phase runs (lists [a] and [b]) agree.
   const secrets = new Map<string, KubeObject>();
   for (const s of ctx.ofKind('Secret')) if (s.apiVersion === 'v1') secrets.set(s.name, s);
-  const byName = [...selected].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const isSelected = new Set(selected.map((h) => h.name));
+  const allByName = [...inputs.hosts.values()].sort((a, b) => compareStrings(a.name, b.name));
   const missing: { h: Host; id: string }[] = [];
-  for (const h of byName) {
+  for (const h of allByName) {
     const mine = addr.get(h.name)!;
-    const before = existingAddresses(secrets.get(`${h.name}-network-data`));
+    const secretName = `${h.name}-network-data`;
+    const before = existingAddresses(secrets.get(secretName));
     for (const n of net.networks) {
       const id = String(n.id);
       if (mine[id]) continue;
       const pool = pools.get(id);
       const prev = before[id];
-      if (pool && prev && pool.contains(prev) && pool.take(prev, h.name) === undefined) mine[id] = prev;
-      else missing.push({ h, id });
+      // an address the host already holds is kept, even where the built-in reserved list
+      // (gateway, ironic provisioningIp/dhcpRange, controlPlaneEndpoint) would stop a new one:
+      // airshipctl sites set the endpoint to a host's own address
+      if (pool && prev && pool.inRange(prev)) {
+        const other = pool.take(prev, h.name);
+        if (other === undefined) {
+          mine[id] = prev;
+          if (pool.userReserved(prev) && isSelected.has(h.name))
+            ctx.results.warning(
+              `host ${h.name}: keeps ${prev} on network ${id} (recorded in ${secretName}) although spec.ipam.${id}.reserved covers it; to move the host, delete its address from ${secretName}`,
+              { object: h.source, field: `${h.field ? h.field + '.' : ''}ipAddresses.${id}`, rule: 'ipam/kept-reserved' },
+            );
+        } else
+          ctx.results.error(
+            `host ${h.name}: address ${prev} on network ${id} (recorded in Secret ${secretName}) is also host ${other}'s address; pin one of them with ipAddresses.${id} in the catalogue, or delete the address from ${secretName} to allocate a new one`,
+            { object: secrets.get(secretName) ?? h.source, field: 'stringData.networkData', rule: 'ipam/duplicate-address' },
+          );
+        continue;
+      }
+      missing.push({ h, id });
     }
   }
   for (const { h, id } of missing) {
     const pool = pools.get(id);
+    const wanted = isSelected.has(h.name);
     if (!pool) {
-      ctx.results.error(
-        `host ${h.name}: no address on network ${id}: airshipctl would write \`ip_address: <no value>\`; set ${h.field ? h.field + '.' : ''}ipAddresses.${id}, or give spec.ipam.${id}.cidr to allocate one`,
-        { object: h.source, field: `${h.field ? h.field + '.' : ''}ipAddresses.${id}`, rule: 'host/missing-ip' },
-      );
+      if (wanted)
+        ctx.results.error(
+          `host ${h.name}: no address on network ${id}: airshipctl would write \`ip_address: <no value>\`; set ${h.field ? h.field + '.' : ''}ipAddresses.${id}, or give spec.ipam.${id}.cidr to allocate one`,
+          { object: h.source, field: `${h.field ? h.field + '.' : ''}ipAddresses.${id}`, rule: 'host/missing-ip' },
+        );
       continue;
     }
     const ip = pool.next(h.name);
     if (!ip) {
-      ctx.results.error(`network ${id}: no free address left in ${pool.describe()} for host ${h.name}; widen spec.ipam.${id} or free addresses`, {
-        field: `spec.ipam.${id}`,
-        rule: 'ipam/range-full',
-      });
+      if (wanted)
+        ctx.results.error(`network ${id}: no free address left in ${pool.describe()} for host ${h.name}; widen spec.ipam.${id} or free addresses`, {
+          field: `spec.ipam.${id}`,
+          rule: 'ipam/range-full',
+        });
       continue;
     }
     addr.get(h.name)![id] = ip;
-    ctx.results.info(`host ${h.name}: allocated ${ip} on network ${id} (recorded in ${h.name}-network-data; copy it into the catalogue to pin it)`, {
-      object: h.source,
-      field: `${h.field ? h.field + '.' : ''}ipAddresses.${id}`,
-      rule: 'ipam/allocated',
-    });
+    if (wanted)
+      ctx.results.info(`host ${h.name}: allocated ${ip} on network ${id} (recorded in ${h.name}-network-data; copy it into the catalogue to pin it)`, {
+        object: h.source,
+        field: `${h.field ? h.field + '.' : ''}ipAddresses.${id}`,
+        rule: 'ipam/allocated',
+      });
   }
   const roles = assignRoles(ctx, spec, selected);
   if (!h_ok(ctx, errorsBefore)) return { hosts: [], ok: false };

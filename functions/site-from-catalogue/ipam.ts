@@ -97,8 +97,8 @@ export function netmaskPrefix(mask: string): number | undefined {
  */
 export class Pool {
   readonly used = new Map<bigint, string>(); // address -> host
-  /** reserved [from, to] ranges, never handed out */
-  readonly reserved: [bigint, bigint][] = [];
+  /** reserved [from, to] ranges, never handed out; `user`: from spec.ipam.<net>.reserved (else built in: gateways, ironic, endpoint) */
+  readonly reserved: [bigint, bigint, boolean][] = [];
   #cursor: bigint;
   constructor(
     readonly network: string,
@@ -109,10 +109,10 @@ export class Pool {
     this.#cursor = first;
   }
 
-  reserve(from: bigint, to: bigint): void {
+  reserve(from: bigint, to: bigint, user = false): void {
     const a = from < this.first ? this.first : from;
     const b = to > this.last ? this.last : to;
-    if (a <= b) this.reserved.push([a, b]);
+    if (a <= b) this.reserved.push([a, b, user]);
   }
 
   #reservedEnd(n: bigint): bigint | undefined {
@@ -131,9 +131,16 @@ export class Pool {
     return undefined;
   }
 
-  contains(ip: string): boolean {
+  /** Inside first..last (reserved or not): an address a host already holds there is kept. */
+  inRange(ip: string): boolean {
     const a = parseIp(ip);
-    return a !== undefined && a.family === this.family && a.n >= this.first && a.n <= this.last && this.#reservedEnd(a.n) === undefined;
+    return a !== undefined && a.family === this.family && a.n >= this.first && a.n <= this.last;
+  }
+
+  /** Whether `ip` is in a range reserved by spec.ipam.<net>.reserved. */
+  userReserved(ip: string): boolean {
+    const a = parseIp(ip);
+    return a !== undefined && a.family === this.family && this.reserved.some(([x, y, user]) => user && a.n >= x && a.n <= y);
   }
 
   next(host: string): string | undefined {

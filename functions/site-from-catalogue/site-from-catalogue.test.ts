@@ -215,3 +215,85 @@ describe('IPv6 addresses', () => {
     for (const r of [a, b, c]) expect(r.exitCode).toBe(0);
   });
 });
+
+describe('allocation depends on the catalogue only', () => {
+  const oamNet =
+    'apiVersion: airshipit.org/v1alpha1\nkind: NetworkCatalogue\nmetadata:\n  name: networking\nspec:\n  commonHostNetworking:\n    links:\n    - {id: oam, name: oam, type: phy, mtu: "1500"}\n    networks:\n    - id: oam-ipv4\n      type: ipv4\n      link: oam\n      netmask: 255.255.255.0\n      routes:\n      - {network: 0.0.0.0, netmask: 0.0.0.0, gateway: 10.23.25.1}\n    services: []\n';
+  const hostsAB =
+    'apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: host-catalogue\nhosts:\n  m3:\n' +
+    '    b:\n      bootMode: UEFI\n      macAddress: 52:54:00:00:00:12\n      bmcAddress: redfish+http://10.0.0.1/redfish/v1/Systems/b\n' +
+    '    a:\n      bootMode: UEFI\n      macAddress: 52:54:00:00:00:11\n      bmcAddress: redfish+http://10.0.0.1/redfish/v1/Systems/a\n';
+  const list = (names: string[]) =>
+    `apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: host-generation-catalogue\nhosts:\n  m3:\n${names.map((n) => `  - ${n}\n`).join('')}`;
+  const ipam = 'ipam:\n  oam-ipv4: {cidr: 10.23.25.0/24}';
+  const ips = (items: string) => Object.fromEntries([...items.matchAll(/name: (\S+)-network-data[\s\S]*?ip_address: (\S+)/g)].map((m) => [m[1], m[2]]));
+
+  it('lists [a] and [b] in separate runs (two phases) give different addresses, the same as one run of both', async () => {
+    const a = await run([oamNet, hostsAB, list(['a'])], ipam);
+    const b = await run([oamNet, hostsAB, list(['b'])], ipam);
+    const both = await run([oamNet, hostsAB, list(['b', 'a'])], ipam);
+    for (const r of [a, b, both]) expect(r.exitCode).toBe(0);
+    expect(ips(a.items)).toEqual({ a: '10.23.25.2' });
+    expect(ips(b.items)).toEqual({ b: '10.23.25.3' });
+    expect(ips(both.items)).toEqual({ a: '10.23.25.2', b: '10.23.25.3' });
+    // only the written host is reported as allocated
+    expect(b.results.filter((r) => r.tags?.rule === 'ipam/allocated').map((r) => r.message)).toEqual([
+      'host b: allocated 10.23.25.3 on network oam-ipv4 (recorded in b-network-data; copy it into the catalogue to pin it)',
+    ]);
+  });
+
+  it('a new site: a host has the same address in host-inventory/ and in its phase folder', async () => {
+    const hosts = hostsAB.replace('hosts:\n  m3:\n', 'hosts:\n  m3:\n    c:\n      bootMode: UEFI\n      macAddress: 52:54:00:00:00:13\n      bmcAddress: redfish+http://10.0.0.1/redfish/v1/Systems/c\n');
+    const spec = `${ipam}\nsite:\n  name: s\n  type: ../type/t\n  phases:\n  - {path: target/controlplane, hosts: controlPlane}\n  - {path: target/workers, hosts: [c]}`;
+    const r = await run([oamNet, hosts], spec);
+    expect(r.exitCode).toBe(0);
+    const byPath = new Map<string, string>();
+    for (const d of splitStream(r.items)) {
+      const p = /config\.kubernetes\.io\/path: (\S+)/.exec(d)?.[1];
+      const ip = /ip_address: (\S+)/.exec(d)?.[1];
+      if (p && ip) byPath.set(p, ip);
+    }
+    expect(Object.fromEntries(byPath)).toEqual({
+      'host-inventory/hosts/a.yaml': '10.23.25.2',
+      'host-inventory/hosts/b.yaml': '10.23.25.3',
+      'host-inventory/hosts/c.yaml': '10.23.25.4',
+      'target/controlplane/hosts/a.yaml': '10.23.25.2',
+      'target/workers/hosts/c.yaml': '10.23.25.4',
+    });
+  });
+});
+
+describe('addresses a host already holds are kept', () => {
+  const base = fixture('function/airshipctl-base-catalogues/networking.yaml'); // controlPlaneEndpoint and provisioningIp 10.23.25.102, dhcpRange .200-.250
+  const cat = (names: string[]) =>
+    `apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: host-catalogue\nhosts:\n  m3:\n${names
+      .map((n, i) => `    ${n}:\n      bootMode: UEFI\n      macAddress: 52:54:00:00:01:0${i}\n      bmcAddress: ipmi://10.0.1.${i}\n      ipAddresses:\n        pxe-ipv4: 10.23.24.${i + 10}\n`)
+      .join('')}`;
+  const recorded = (host: string, oam: string) =>
+    `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${host}-network-data\n  namespace: target-infra\nstringData:\n  networkData: |\n    networks:\n    - id: oam-ipv4\n      ip_address: ${oam}\ntype: Opaque\n`;
+  const spec = 'ipam:\n  oam-ipv4: {cidr: 10.23.25.0/24, start: 10.23.25.100, end: 10.23.25.110}';
+  const oam = (items: string) => Object.fromEntries([...items.matchAll(/name: (\S+)-network-data[\s\S]*?oam-ipv4[\s\S]*?ip_address: (\S+)/g)].map((m) => [m[1], m[2]]));
+
+  it('a recorded address equal to the control-plane endpoint / ironic provisioningIp stays (airshipctl sets them to a host address)', async () => {
+    const r = await run([base, cat(['node01', 'node02']), recorded('node01', '10.23.25.102')], spec);
+    expect(r.results.filter((x) => x.severity !== 'info')).toEqual([]);
+    expect(oam(r.items)).toEqual({ node01: '10.23.25.102', node02: '10.23.25.100' });
+    // the reserved list still stops a new allocation
+    const fresh = await run([base, cat(['node01', 'node02', 'node03', 'node04'])], spec);
+    expect(Object.values(oam(fresh.items))).toEqual(['10.23.25.100', '10.23.25.101', '10.23.25.103', '10.23.25.104']);
+  });
+
+  it('a recorded address in spec.ipam reserved stays, with a warning', async () => {
+    const r = await run([base, cat(['node01']), recorded('node01', '10.23.25.105')], `${spec.replace('}', ', reserved: [10.23.25.105]}')}`);
+    expect(oam(r.items)).toEqual({ node01: '10.23.25.105' });
+    expect(r.results.filter((x) => x.severity === 'warning').map((x) => x.tags?.rule)).toEqual(['ipam/kept-reserved']);
+  });
+
+  it('two hosts holding the same recorded address is an error naming both', async () => {
+    const r = await run([base, cat(['node01', 'node02']), recorded('node01', '10.23.25.104'), recorded('node02', '10.23.25.104')], spec);
+    expect(r.exitCode).toBe(1);
+    expect(r.results.filter((x) => x.severity === 'error').map((x) => x.message)).toEqual([
+      "host node02: address 10.23.25.104 on network oam-ipv4 (recorded in Secret node02-network-data) is also host node01's address; pin one of them with ipAddresses.oam-ipv4 in the catalogue, or delete the address from node02-network-data to allocate a new one",
+    ]);
+  });
+});
