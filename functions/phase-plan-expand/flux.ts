@@ -113,13 +113,14 @@ export function waitPlan(executorData: Data): WaitPlan {
   const cfg = isMap(executorData.config) ? executorData.config : {};
   const wo = isMap(cfg.waitOptions) ? cfg.waitOptions : {};
   const timeout = typeof wo.timeout === 'number' ? wo.timeout : undefined;
-  const out: WaitPlan = { wait: timeout !== 0, healthCheckExprs: [], summary: [], unsupported: [] };
-  if (timeout !== undefined && timeout > 0) out.timeout = `${timeout}s`;
+  // airshipctl waits only for a timeout > 0: unset is 0, and 0 disables waiting
+  const out: WaitPlan = { wait: timeout !== undefined && timeout > 0, healthCheckExprs: [], summary: [], unsupported: [] };
   if (!out.wait) {
-    out.summary.push('no wait (timeout 0)');
+    out.summary.push(timeout === undefined ? 'no wait (waitOptions.timeout unset)' : `no wait (waitOptions.timeout ${timeout})`);
     return out;
   }
-  out.summary.push(out.timeout ? `ready within ${out.timeout}` : 'ready (Flux default timeout)');
+  out.timeout = `${timeout}s`;
+  out.summary.push(`ready within ${out.timeout}`);
   const byKind = new Map<string, { apiVersion: string; kind: string; exprs: string[] }>();
   const conds = Array.isArray(wo.conditions) ? wo.conditions : [];
   conds.forEach((c, i) => {
