@@ -236,7 +236,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     const m = mac(v);
     if (!/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(m)) return;
     const prev = macOwners.get(m);
-    if (prev && hostName(prev.owner) !== hostName(owner)) {
+    if (prev && !sameHost(prev.owner, owner)) {
       report('duplicate', `MAC ${m} of ${owner} is also used by ${prev.owner} (${prev.obj.id} ${prev.field}); every NIC has its own MAC: fix the copy-paste`, { object: obj, field, path });
     } else if (!prev) macOwners.set(m, { owner, obj, field, path });
   };
@@ -249,7 +249,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     if (!on('duplicate')) return;
     const k = bmcKey(v);
     const prev = bmcOwners.get(k);
-    if (prev && hostName(prev.owner) !== hostName(owner))
+    if (prev && !sameHost(prev.owner, owner))
       report('duplicate', `BMC address ${v} of ${owner} is also the BMC of ${prev.owner} (${prev.obj.id}); two hosts would power-cycle the same machine: fix the address or System path`, { object: obj, field, path });
     else if (!prev) bmcOwners.set(k, { owner, obj });
   };
@@ -260,7 +260,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     const ip = v.replace(/\/\d+$/, '');
     const k = `${network}|${ip}`;
     const prev = ipOwners.get(k);
-    if (prev && hostName(prev.owner) !== hostName(owner))
+    if (prev && !sameHost(prev.owner, owner))
       report('duplicate', `IP ${ip} on network ${network} of ${owner} is also given to ${prev.owner} (${prev.obj.id}): give each host its own address`, { object: obj, field, path });
     else if (!prev) ipOwners.set(k, { owner, obj });
   };
@@ -345,7 +345,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     const addr = str(b.address);
     const full = addr ? bmcKey(addr + (str(b.systemPath) && !addr.includes('/redfish/') ? str(b.systemPath) : '')) : undefined;
     const host = bmhByName.get(key('BareMetalHost', inv.namespace, inv.name)) ?? (full ? bmhByBmc.get(full) : undefined);
-    const owner = host ? `BareMetalHost ${host.namespace ? host.namespace + '/' : ''}${host.name}` : `HardwareInventory ${inv.name}`;
+    const owner = host ? `BareMetalHost ${host.namespace ? host.namespace + '/' : ''}${host.name}` : `HardwareInventory ${inv.namespace ? inv.namespace + '/' : ''}${inv.name}`;
     if (host) inventoryOf.set(host, inv);
     else if (addr) claimBmc(addr + (str(b.systemPath) && !addr.includes('/redfish/') ? str(b.systemPath) : ''), owner, inv, 'spec.bmc.address', ['spec', 'bmc', 'address']);
     const nics = Array.isArray(s.nics) ? s.nics : [];
@@ -606,10 +606,21 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   return { findings, facts: { certificates, hosts: hostFacts, roles: roleFacts }, counts };
 }
 
-/** The host an owner label names: the same machine may appear as a BMH and a catalogue entry. */
-function hostName(owner: string): string {
-  const m = /^(?:BareMetalHost|HardwareInventory|host) (?:[^/ ]+\/)?([^ ]+)/.exec(owner);
-  return m ? m[1]! : owner;
+/**
+ * The host an owner label names, as namespace (when the label has one) and name: the same
+ * machine may appear as a BMH and a catalogue entry (`host node01 (...)`, no namespace), while
+ * `BareMetalHost a/node01` and `BareMetalHost b/node01` are two hosts.
+ */
+function hostId(owner: string): { ns?: string; name: string } {
+  const m = /^(?:BareMetalHost|HardwareInventory) (?:([^/ ]+)\/)?([^ ]+)/.exec(owner);
+  if (m) return m[1] !== undefined ? { ns: m[1], name: m[2]! } : { ns: '', name: m[2]! };
+  const h = /^host ([^ ]+)/.exec(owner);
+  return h ? { name: h[1]! } : { ns: '', name: owner };
+}
+function sameHost(a: string, b: string): boolean {
+  const x = hostId(a);
+  const y = hostId(b);
+  return x.name === y.name && (x.ns === undefined || y.ns === undefined || x.ns === y.ns);
 }
 
 function round2(n: number): number {

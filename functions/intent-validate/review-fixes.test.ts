@@ -65,3 +65,27 @@ describe('kustomization namespace (CLI)', () => {
     expect(r.err).toContain('BMC credentials Secret metal3/n1-bmc referenced by BareMetalHost/metal3/n1 is not in the input');
   });
 });
+
+const bmh = (ns: string, name: string, mac: string, bmc: string): string =>
+  `apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: ${name}\n${ns ? `  namespace: ${ns}\n` : ''}spec:\n  online: true\n  bootMACAddress: "${mac}"\n  bmc:\n    address: ${bmc}\n`;
+const dupOnly: IntentValidateSpec = { rules: { reference: { severity: 'off' }, schema: { severity: 'off' } } };
+
+describe('duplicate MAC / BMC: host identity keeps the namespace', () => {
+  it('a/node01 and b/node01 with the same MAC and BMC are two hosts: both duplicates reported', async () => {
+    const f = await findings(
+      [bmh('a', 'node01', '52:54:00:00:00:01', 'redfish+https://10.0.0.1/redfish/v1/Systems/1'), bmh('b', 'node01', '52:54:00:00:00:01', 'redfish+https://10.0.0.1/redfish/v1/Systems/1')].join('---\n'),
+      dupOnly,
+    );
+    expect(f.map((x) => `${x.rule} ${x.field}`)).toEqual(['duplicate spec.bootMACAddress', 'duplicate spec.bmc.address']);
+    expect(f[0]!.message).toBe(
+      'MAC 52:54:00:00:00:01 of BareMetalHost b/node01 is also used by BareMetalHost a/node01 (BareMetalHost/a/node01 spec.bootMACAddress); every NIC has its own MAC: fix the copy-paste',
+    );
+  });
+
+  it('a catalogue entry node01 (no namespace) and BareMetalHost a/node01 are the same machine', async () => {
+    const cat =
+      'apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: hosts\nhosts:\n  m3:\n    node01:\n      macAddress: "52:54:00:00:00:01"\n      bmcAddress: redfish+https://10.0.0.1/redfish/v1/Systems/1\n';
+    const f = await findings([bmh('a', 'node01', '52:54:00:00:00:01', 'redfish+https://10.0.0.1/redfish/v1/Systems/1'), cat].join('---\n'), dupOnly);
+    expect(f.filter((x) => x.rule === 'duplicate')).toEqual([]);
+  });
+});
