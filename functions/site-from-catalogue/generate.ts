@@ -49,7 +49,8 @@ export function renderNetworkData(net: Networking, macs: Record<string, string>,
     s += '\n-\n' + indent(toYaml(n), 2);
     s += '\n  ip_address: ' + (ips[String(n.id)] ?? '');
   }
-  s += '\nservices:\n' + indent(toYaml(net.services ?? []), 2) + '\n';
+  // sprig toYaml of a missing value is `null`, as airshipctl writes it (planHosts warns)
+  s += '\nservices:\n' + indent(toYaml(net.services ?? null), 2) + '\n';
   return s;
 }
 
@@ -335,6 +336,12 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
     });
     return { hosts: [], ok: false };
   }
+
+  if (net.services === undefined || net.services === null)
+    ctx.results.warning(
+      'NetworkCatalogue spec.commonHostNetworking.services is missing: networkData gets `services: null`, as airshipctl writes it, which cloud-init and glean cannot iterate; set services: [] or the DNS servers ([{address: 8.8.8.8, type: dns}])',
+      { object: net.source, field: 'spec.commonHostNetworking.services', rule: 'network/no-services' },
+    );
 
   // plaintext credentials in the input: warn, never copy unless told to
   for (const cat of inputs.catalogues) {
