@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { itemsStream, repoRoot, resourceList } from '../../test/golden.js';
 import { runFunction, type Result } from '../../src/krm/index.js';
 import { startBmc, type BmcOptions, type SimBmc } from '../../src/redfish-sim/server.js';
+import { RedfishClient } from '../../src/redfish/client.js';
 import { definition } from './function.js';
 
 const tree = (t: string) => join(repoRoot, '../shared/fixtures/redfish', t);
@@ -206,5 +207,60 @@ describe('fault classes through the simulator', () => {
     const r = await discover([{ address: b.url, name: 'n1' }]);
     expect(byRule(r.results, 'discover/requests')[0]!.tags?.requests).toBe(String(b.log.length));
     expect(b.log.length).toBeLessThanOrEqual(12);
+  });
+});
+
+describe('session auth', () => {
+  const SYS = '/redfish/v1/Systems/437XR1138R2';
+  const warnings = (rs: Result[]) => rs.filter((x) => x.severity === 'warning').map((x) => x.message);
+
+  it('a resource that always answers 401 to a valid session: one re-login for it, a "missing" warning, every session logged out', async () => {
+    const b = await bmc({ faults: [{ path: `${SYS}/SimpleStorage`, kind: 'http-401' }] });
+    const r = await discover([{ address: b.url, name: 'n1' }], { auth: 'session', retries: 0 });
+    expect(r.exitCode).toBe(0);
+    expect(warnings(r.results)).toEqual([`bmcs[0] (n1, ${b.url}): 437XR1138R2: SimpleStorage: HTTP 401: Unauthorized. (recorded as missing; the rest of the System was read)`]);
+    expect(b.stats).toEqual({ created: 2, deleted: 2 });
+    expect(b.sessions()).toBe(0);
+    expect(b.log.filter((l) => l === `GET ${SYS}/SimpleStorage`)).toHaveLength(2);
+  });
+
+  it('a 401 on a session that has not answered yet is "forbidden": no re-login, and close() logs it out', async () => {
+    const b = await bmc({ maxSessions: 1000, faults: [{ path: `${SYS}/Bios`, kind: 'http-401' }] });
+    const c = new RedfishClient({ origin: b.url, credentials: { username: 'admin', password: ENV.BMC_PASSWORD }, auth: 'session', retries: 0, timeoutMs: 1000 });
+    await expect(c.get(`${SYS}/Bios`)).rejects.toThrow('HTTP 401: Unauthorized.');
+    expect(await c.get(SYS)).toMatchObject({ Id: '437XR1138R2' });
+    await expect(c.get(`${SYS}/Bios`)).rejects.toThrow('HTTP 401: Unauthorized.');
+    await c.close();
+    expect(b.stats.created).toBeLessThanOrEqual(2);
+    expect(b.stats.deleted).toBe(b.stats.created);
+    expect(b.sessions()).toBe(0);
+  });
+
+  it('an expired session seen by four requests at once: one shared re-login, nothing missing', async () => {
+    const nics = ['12446A3B0411', '12446A3B8890', 'ToManager', 'VLAN1'];
+    const b = await bmc({ faults: nics.map((n) => ({ path: `${SYS}/EthernetInterfaces/${n}`, kind: 'http-401' as const, times: 1 })) });
+    const r = await discover([{ address: b.url, name: 'n1' }], { auth: 'session', retries: 0 });
+    expect(r.exitCode).toBe(0);
+    expect(warnings(r.results)).toEqual([]);
+    expect(b.stats).toEqual({ created: 2, deleted: 2 });
+    expect(b.log.filter((l) => l.startsWith('POST'))).toHaveLength(2);
+  });
+
+  it('the login is retried on 5xx like any request', async () => {
+    const b = await bmc({ faults: [{ path: '/redfish/v1/SessionService/Sessions', kind: 'http-500', times: 2 }] });
+    const r = await discover([{ address: b.url, name: 'n1' }], { auth: 'session', retries: 2 });
+    expect(r.exitCode).toBe(0);
+    expect(inventoryNames(r.output)).toEqual(['n1']);
+    expect(b.log.filter((l) => l.startsWith('POST'))).toHaveLength(3);
+    expect(b.stats).toEqual({ created: 1, deleted: 1 });
+  });
+
+  it('a failed login is not remembered: the next request logs in again', async () => {
+    const b = await bmc({ faults: [{ path: '/redfish/v1/SessionService/Sessions', kind: 'invalid-json', times: 1 }] });
+    const c = new RedfishClient({ origin: b.url, credentials: { username: 'admin', password: ENV.BMC_PASSWORD }, auth: 'session', retries: 0, timeoutMs: 1000 });
+    await expect(c.get(SYS)).rejects.toThrow('session login answered without X-Auth-Token');
+    expect(await c.get(SYS)).toMatchObject({ Id: '437XR1138R2' });
+    await c.close();
+    expect(b.stats).toEqual({ created: 1, deleted: 1 });
   });
 });

@@ -26,7 +26,7 @@ export type FaultKind =
   | 'huge-body';
 
 export interface Fault {
-  /** a resource path (case-insensitive, `*` = every path but the service root) */
+  /** a resource path (case-insensitive, `*` = every path but the service root); `/redfish/v1/SessionService/Sessions` also faults the login POST */
   path: string;
   kind: FaultKind;
   /** answer with the fault this many times, then normally; absent = always */
@@ -196,40 +196,10 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
     const isRoot = k === '/redfish/v1' || k === '/redfish';
     if (k === '/redfish') return json(res, 200, { v1: '/redfish/v1/' });
 
-    // sessions
-    if (k === '/redfish/v1/sessionservice/sessions' && req.method === 'POST') {
-      const body = await readBody(req);
-      let creds: { UserName?: string; Password?: string } = {};
-      try {
-        creds = JSON.parse(body) as typeof creds;
-      } catch {
-        return json(res, 400, redfishError('MalformedJSON', 'The request body is not JSON.'));
-      }
-      if (creds.UserName !== username || creds.Password !== password)
-        return json(res, 401, redfishError('InsufficientPrivilege', 'Invalid user name or password.'));
-      if (sessions.size >= maxSessions)
-        return json(res, 503, redfishError('SessionLimitExceeded', 'The session establishment failed due to the number of simultaneous sessions exceeding the limit of the implementation.'));
-      const id = String(++sessionSeq);
-      const token = `tok-${id}-${Math.random().toString(36).slice(2)}`;
-      const path = `/redfish/v1/SessionService/Sessions/${id}`;
-      sessions.set(token, path);
-      stats.created++;
-      return json(res, 201, { '@odata.id': path, Id: id, UserName: username }, { 'x-auth-token': token, location: path });
-    }
-    if (req.method === 'DELETE' && k.startsWith('/redfish/v1/sessionservice/sessions/')) {
-      if (!authorized(req)) return json(res, 401, redfishError('InsufficientPrivilege', 'Unauthorized.'));
-      for (const [t, p] of sessions) if (key(p) === k) {
-        sessions.delete(t);
-        stats.deleted++;
-        res.writeHead(204);
-        return res.end();
-      }
-      return json(res, 404, redfishError('ResourceMissingAtURI', 'No such session.'));
-    }
-    if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, redfishError('OperationNotAllowed', 'The simulator is read-only.'));
-
-    if (!isRoot) {
-      const fault = faults.find((f) => f.left > 0 && (f.k === '*' || f.k === k));
+    // faults: on GETs; on the login POST only when named by its exact path (`*` does not apply)
+    const login = req.method === 'POST' && k === '/redfish/v1/sessionservice/sessions';
+    if (!isRoot && (req.method === 'GET' || req.method === 'HEAD' || login)) {
+      const fault = faults.find((f) => f.left > 0 && (login ? f.k === k : f.k === '*' || f.k === k));
       if (fault) {
         fault.left--;
         switch (fault.kind) {
@@ -272,6 +242,38 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
         }
       }
     }
+    // sessions
+    if (k === '/redfish/v1/sessionservice/sessions' && req.method === 'POST') {
+      const body = await readBody(req);
+      let creds: { UserName?: string; Password?: string } = {};
+      try {
+        creds = JSON.parse(body) as typeof creds;
+      } catch {
+        return json(res, 400, redfishError('MalformedJSON', 'The request body is not JSON.'));
+      }
+      if (creds.UserName !== username || creds.Password !== password)
+        return json(res, 401, redfishError('InsufficientPrivilege', 'Invalid user name or password.'));
+      if (sessions.size >= maxSessions)
+        return json(res, 503, redfishError('SessionLimitExceeded', 'The session establishment failed due to the number of simultaneous sessions exceeding the limit of the implementation.'));
+      const id = String(++sessionSeq);
+      const token = `tok-${id}-${Math.random().toString(36).slice(2)}`;
+      const path = `/redfish/v1/SessionService/Sessions/${id}`;
+      sessions.set(token, path);
+      stats.created++;
+      return json(res, 201, { '@odata.id': path, Id: id, UserName: username }, { 'x-auth-token': token, location: path });
+    }
+    if (req.method === 'DELETE' && k.startsWith('/redfish/v1/sessionservice/sessions/')) {
+      if (!authorized(req)) return json(res, 401, redfishError('InsufficientPrivilege', 'Unauthorized.'));
+      for (const [t, p] of sessions) if (key(p) === k) {
+        sessions.delete(t);
+        stats.deleted++;
+        res.writeHead(204);
+        return res.end();
+      }
+      return json(res, 404, redfishError('ResourceMissingAtURI', 'No such session.'));
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, redfishError('OperationNotAllowed', 'The simulator is read-only.'));
+
     if (!isRoot && !authorized(req)) return json(res, 401, redfishError('InsufficientPrivilege', 'Unauthorized.'), { 'www-authenticate': 'Basic realm="redfish"' });
     const body = tree.get(k);
     if (!body) return json(res, 404, redfishError('ResourceMissingAtURI', `The resource at the URI ${url.pathname} was not found.`));

@@ -119,6 +119,12 @@ function connector(verify: boolean, ca: string | undefined, timeoutMs: number): 
   return c;
 }
 
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
 function retryable(status: number): boolean {
   return status === 0 || (status >= 500 && status !== 501);
 }
@@ -133,8 +139,16 @@ export class RedfishClient {
   /** `accept` etc. and the Basic auth header, built once */
   #basicHeaders: Record<string, string> | undefined;
   #token: string | undefined;
-  #sessionUri: string | undefined;
+  /** the login in flight (shared by every caller), undefined otherwise: a failed login is never cached */
   #login: Promise<void> | undefined;
+  /** session generation: incremented by each successful login */
+  #gen = 0;
+  /** the current session has answered an authenticated request with 2xx (a 401 on a fresh session means "forbidden", not "expired") */
+  #proven = false;
+  /** every session created and not yet logged out (token -> session URI), so close() logs out all of them */
+  #sessions = new Map<string, string | undefined>();
+  /** logouts of replaced sessions, awaited by close() */
+  #logouts: Promise<void>[] = [];
 
   constructor(opts: ClientOptions) {
     const u = new URL(opts.origin);
@@ -173,29 +187,83 @@ export class RedfishClient {
 
   async #ensureSession(): Promise<void> {
     if (this.#opts.auth !== 'session' || !this.#opts.credentials || this.#token) return;
-    this.#login ??= (async () => {
-      const c = this.#opts.credentials!;
-      const body = JSON.stringify({ UserName: c.username, Password: c.password });
-      const r = await this.#raw('POST', '/redfish/v1/SessionService/Sessions', {}, body);
-      if (r.status !== 201 && r.status !== 200) {
-        this.#login = undefined;
-        throw new RedfishError(`session login refused: HTTP ${r.status}${r.status === 503 ? ' (the BMC has no free session; close others or use Basic auth)' : ''}`, r.status, '/redfish/v1/SessionService/Sessions');
-      }
-      const token = r.headers['x-auth-token'];
-      if (typeof token !== 'string' || !token) throw new RedfishError('session login answered without X-Auth-Token', r.status, '/redfish/v1/SessionService/Sessions');
-      this.#token = token;
-      const loc = r.headers['location'];
-      if (typeof loc === 'string') this.#sessionUri = normalizePath(loc);
-      else {
-        try {
-          const j = JSON.parse(r.body.toString('utf8')) as Record<string, unknown>;
-          if (typeof j['@odata.id'] === 'string') this.#sessionUri = normalizePath(j['@odata.id']);
-        } catch {
-          /* no body */
-        }
-      }
-    })();
+    this.#login ??= this.#doLogin().finally(() => {
+      this.#login = undefined;
+    });
     await this.#login;
+  }
+
+  /** POST a session, retried like a GET on 5xx / transport errors (with backoff); never a 401. */
+  async #doLogin(): Promise<void> {
+    const c = this.#opts.credentials!;
+    const path = '/redfish/v1/SessionService/Sessions';
+    const body = JSON.stringify({ UserName: c.username, Password: c.password });
+    let r: RawResponse | undefined;
+    for (let attempt = 0; ; attempt++) {
+      if (attempt > 0) await sleep(this.#opts.backoffMs * 2 ** (attempt - 1));
+      try {
+        r = await this.#raw('POST', path, {}, body);
+      } catch (e) {
+        if (e instanceof RedfishError && retryable(e.status) && attempt < this.#opts.retries) continue;
+        throw e instanceof RedfishError ? new RedfishError(`session login: ${e.message}`, e.status, path) : e;
+      }
+      if ((r.status === 201 || r.status === 200) || !retryable(r.status) || attempt >= this.#opts.retries) break;
+    }
+    if (r.status !== 201 && r.status !== 200)
+      throw new RedfishError(`session login refused: HTTP ${r.status}${r.status === 503 ? ' (the BMC has no free session; close others or use Basic auth)' : ''}`, r.status, path);
+    const token = r.headers['x-auth-token'];
+    if (typeof token !== 'string' || !token) throw new RedfishError('session login answered without X-Auth-Token', r.status, path);
+    let uri: string | undefined;
+    const loc = r.headers['location'];
+    if (typeof loc === 'string') uri = normalizePath(loc);
+    else {
+      try {
+        const j = JSON.parse(r.body.toString('utf8')) as Record<string, unknown>;
+        if (typeof j['@odata.id'] === 'string') uri = normalizePath(j['@odata.id']);
+      } catch {
+        /* no body */
+      }
+    }
+    this.#sessions.set(token, uri);
+    this.#token = token;
+    this.#gen++;
+    this.#proven = false;
+  }
+
+  /** DELETE one session we created (best effort: the BMC expires it otherwise). */
+  async #logout(token: string): Promise<void> {
+    const uri = this.#sessions.get(token);
+    this.#sessions.delete(token);
+    if (!uri) return;
+    try {
+      await this.#raw('DELETE', uri, { 'x-auth-token': token });
+    } catch {
+      /* best effort */
+    }
+  }
+
+  /**
+   * A 401 on a request sent with session generation `gen`. True: retry the request with the
+   * (new) session. A session already replaced by another request is just used; a session that
+   * has answered before is replaced once, shared by every request that saw it fail, and the old
+   * one logged out; a 401 on a session that never answered is "forbidden" (false), not expiry.
+   */
+  async #renewAfter401(gen: number): Promise<boolean> {
+    if (gen !== this.#gen) {
+      await this.#ensureSession(); // replaced (or being replaced) by another request
+      return true;
+    }
+    if (!this.#login) {
+      if (!this.#proven) return false;
+      const old = this.#token;
+      this.#token = undefined;
+      this.#login = this.#doLogin().finally(() => {
+        this.#login = undefined;
+      });
+      if (old) this.#logouts.push(this.#login.then(() => this.#logout(old), () => this.#logout(old)));
+    }
+    await this.#login;
+    return true;
   }
 
   #raw(
@@ -203,7 +271,7 @@ export class RedfishClient {
     path: string,
     headers: Record<string, string>,
     body?: string,
-  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+  ): Promise<RawResponse> {
     const { timeoutMs, maxBodyBytes } = this.#opts;
     const deadline = Date.now() + timeoutMs;
     return new Promise((resolve, reject) => {
@@ -268,12 +336,15 @@ export class RedfishClient {
     await this.#ensureSession();
     let path = rawPath.startsWith('/') ? rawPath : normalizePath(rawPath);
     let lastErr: RedfishError | undefined;
+    const session = this.#opts.auth === 'session' && !!this.#opts.credentials;
+    let renewed = false;
     for (let attempt = 0; attempt <= this.#opts.retries; attempt++) {
       if (attempt > 0) await sleep(this.#opts.backoffMs * 2 ** (attempt - 1));
       let redirects = 0;
       try {
         for (;;) {
           this.requests++;
+          const gen = this.#gen;
           const r = await this.#raw('GET', path, this.#authHeader());
           if (r.status >= 300 && r.status < 400 && r.headers['location']) {
             const target = new URL(String(r.headers['location']), this.origin + path);
@@ -283,12 +354,10 @@ export class RedfishClient {
             path = target.pathname + target.search;
             continue;
           }
-          if (r.status === 401 && this.#opts.auth === 'session' && this.#token && redirects === 0 && attempt === 0) {
-            // session expired: log in again once
-            this.#token = undefined;
-            this.#login = undefined;
-            await this.#ensureSession();
-            continue;
+          if (r.status === 401 && session && !renewed) {
+            // the session expired, or another request replaced it: at most once per request
+            renewed = true;
+            if (await this.#renewAfter401(gen)) continue;
           }
           if (r.status < 200 || r.status >= 300) {
             throw new RedfishError(`HTTP ${r.status}${describeErrorBody(r.body)}`, r.status, path);
@@ -300,6 +369,7 @@ export class RedfishClient {
             throw new RedfishError(`invalid JSON (${r.body.length} bytes${looksHtml(r.body) ? ', an HTML page' : ''})`, -1, path);
           }
           if (!j || typeof j !== 'object' || Array.isArray(j)) throw new RedfishError('the body is not a JSON object', -1, path);
+          if (session && gen === this.#gen && path !== '/redfish/v1') this.#proven = true;
           return j as Record<string, unknown>;
         }
       } catch (e) {
@@ -314,14 +384,10 @@ export class RedfishClient {
 
   /** Logs the session out (when there is one) and closes the connections. Never throws. */
   async close(): Promise<void> {
-    if (this.#token && this.#sessionUri) {
-      try {
-        await this.#raw('DELETE', this.#sessionUri, { 'x-auth-token': this.#token });
-      } catch {
-        /* best effort; the BMC expires it */
-      }
-    }
+    await this.#login?.catch(() => undefined);
+    await Promise.all(this.#logouts);
     this.#token = undefined;
+    await Promise.all([...this.#sessions.keys()].map((t) => this.#logout(t)));
     await this.#pool.close().catch(() => undefined);
   }
 }
