@@ -556,6 +556,9 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
         report('capacity-hosts', `role ${role.name} needs ${wanted} host(s) (active ${role.count?.active ?? 0} + standby ${role.count?.standby ?? 0}) but only ${members.length} match ${selText}${members.length ? ' (' + fact.hosts.join(', ') + ')' : ''}: add hosts or fix their labels`, {});
       }
       if (role.nodeSelector && Object.keys(role.nodeSelector).length > 0) {
+        // the hosts that carry the role's load: count.active of them (standbys carry none); a
+        // DaemonSet runs one pod on each of them, and capacity is theirs
+        const active = role.count?.active && role.count.active < members.length ? members.slice(0, role.count.active) : members;
         for (const w of workloads) {
           const d = safeData(w);
           if (!d) continue;
@@ -564,7 +567,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
           const ns = isObj(podSpec.nodeSelector) ? podSpec.nodeSelector : {};
           if (!Object.entries(role.nodeSelector).every(([k, v]) => str(ns[k]) === v)) continue;
           let replicas = 1;
-          if (w.kind === 'DaemonSet') replicas = members.length;
+          if (w.kind === 'DaemonSet') replicas = active.length;
           else if (w.kind !== 'Pod') {
             const r = (d.spec as Record<string, unknown>).replicas ?? (w.kind === 'Job' ? (d.spec as Record<string, unknown>).parallelism : undefined);
             replicas = typeof r === 'number' ? r : 1;
@@ -580,7 +583,6 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
           fact.memoryRequestedMiB += mem * replicas;
         }
         const headroom = (role.headroomPercent ?? spec.capacity?.headroomPercent ?? 0) / 100;
-        const active = role.count?.active && role.count.active < members.length ? members.slice(0, role.count.active) : members;
         const known = active.filter((h) => h.hardware?.cpuCount !== undefined && h.hardware?.ramMiB !== undefined);
         if (known.length < active.length) {
           if (fact.cpuRequested > 0 || fact.memoryRequestedMiB > 0)

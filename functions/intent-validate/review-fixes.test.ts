@@ -89,3 +89,25 @@ describe('duplicate MAC / BMC: host identity keeps the namespace', () => {
     expect(f.filter((x) => x.rule === 'duplicate')).toEqual([]);
   });
 });
+
+describe('capacity: DaemonSets and capacity over the same (active) hosts', () => {
+  const host = (name: string, cpus: number): string =>
+    `apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: ${name}\n  namespace: s\n  labels:\n    role: worker\nspec:\n  online: true\nstatus:\n  hardware:\n    ramMebibytes: 8192\n    cpu:\n      count: ${cpus}\n`;
+  const ds = (cpu: string): string =>
+    `apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\n  namespace: s\nspec:\n  selector:\n    matchLabels: {app: agent}\n  template:\n    metadata:\n      labels: {app: agent}\n    spec:\n      nodeSelector:\n        role: worker\n      containers:\n      - name: a\n        image: agent:1\n        resources:\n          requests:\n            cpu: "${cpu}"\n`;
+  const spec: IntentValidateSpec = {
+    rules: { schema: { severity: 'off' } },
+    capacity: { roles: [{ name: 'worker', selector: { matchLabels: { role: 'worker' } }, count: { active: 2, standby: 1 }, nodeSelector: { role: 'worker' } }] },
+  };
+  it('a DaemonSet of 3 CPUs per pod on 2 active hosts of 4 CPUs (1 standby) fits', async () => {
+    const a = await analyse(items([host('w1', 4), host('w2', 4), host('w3', 4), ds('3')].join('---\n')), spec);
+    expect(a.facts.roles[0]).toMatchObject({ cpuRequested: 6, cpuCapacity: 8 });
+    expect(a.findings.filter((f) => f.rule.startsWith('capacity'))).toEqual([]);
+  });
+  it('5 CPUs per pod does not fit a 4-CPU host: requests 10 > 8 cores', async () => {
+    const a = await analyse(items([host('w1', 4), host('w2', 4), host('w3', 4), ds('5')].join('---\n')), spec);
+    expect(a.findings.filter((f) => f.rule.startsWith('capacity')).map((f) => f.message)).toEqual([
+      'role worker is over capacity: CPU requests 10 > 8 cores (2 host(s), 0% headroom): add hosts, lower requests or replicas',
+    ]);
+  });
+});
