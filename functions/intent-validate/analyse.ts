@@ -372,6 +372,22 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     const phases = kind('Phase', 'airshipit.org');
     const phaseNames = new Set(phases.map((p) => p.name));
     for (const plan of kind('PhasePlan', 'airshipit.org')) {
+      // airshipctl's historical shape (manifests/phases/plan.yaml): phaseGroups[].phases[].name
+      const groups = plan.get('phaseGroups');
+      if (Array.isArray(groups))
+        groups.forEach((g, gi) => {
+          const steps = isObj(g) && Array.isArray(g.phases) ? g.phases : [];
+          const gname = isObj(g) ? str(g.name) : undefined;
+          steps.forEach((step, i) => {
+            const n = isObj(step) ? str(step.name) : undefined;
+            if (n && !phaseNames.has(n) && !external('Phase', undefined, n))
+              report('reference', `PhasePlan ${plan.name} group ${gname ?? gi + 1} step ${i + 1} names Phase ${n}, which is not in the input: add the Phase or fix the name${closest(n, phaseNames)}`, {
+                object: plan,
+                field: `phaseGroups[${gi}].phases[${i}].name`,
+                path: ['phaseGroups', gi, 'phases', i, 'name'],
+              });
+          });
+        });
       const list = plan.get('phases');
       if (!Array.isArray(list)) continue;
       list.forEach((step, i) => {
