@@ -382,7 +382,13 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
     else if (!MAC_RE.test(mac)) err(`macAddress "${mac}" is not a MAC address (aa:bb:cc:dd:ee:ff)${sexagesimal(e.macAddress)}`, 'macAddress', 'host/bad-mac');
     if (!str(e.bmcAddress)) err('bmcAddress is missing (e.g. redfish+https://10.0.0.5/redfish/v1/Systems/1)', 'bmcAddress', 'host/missing-field');
     const bm = str(e.bootMode);
-    if (bm !== undefined && !BOOT_MODES.includes(bm)) err(`bootMode "${bm}" must be one of ${BOOT_MODES.join(', ')}`, 'bootMode', 'host/bad-boot-mode');
+    if (bm === undefined || bm === '')
+      err(
+        `bootMode is missing; airshipctl would write \`bootMode: <no value>\`; set ${h.field ? h.field + '.' : ''}bootMode to one of ${BOOT_MODES.join(', ')}${h.inventory && h.source === h.inventory.object ? ' (or re-run discovery)' : ''}`,
+        'bootMode',
+        'host/missing-field',
+      );
+    else if (!BOOT_MODES.includes(bm)) err(`bootMode "${bm}" must be one of ${BOOT_MODES.join(', ')}`, 'bootMode', 'host/bad-boot-mode');
     const dcv = e.disableCertificateVerification;
     if (dcv !== undefined && dcv !== null && typeof dcv !== 'boolean')
       err(`disableCertificateVerification must be true or false, not ${JSON.stringify(dcv)}`, 'disableCertificateVerification', 'host/bad-field');

@@ -152,7 +152,7 @@ describe('IP allocation is stable', () => {
   it('never hands out the gateway, ironic or reserved addresses, nor duplicates', async () => {
     const base = fixture('function/airshipctl-base-catalogues/networking.yaml'); // ironic dhcpRange 10.23.25.200-250, provisioningIp .102
     const hosts = (n: number) =>
-      Array.from({ length: n }, (_, i) => `    h${i}:\n      macAddress: 52:54:00:aa:01:0${i}\n      bmcAddress: ipmi://10.0.1.${i}\n      ipAddresses:\n        pxe-ipv4: 10.23.24.${i + 1}\n`);
+      Array.from({ length: n }, (_, i) => `    h${i}:\n      bootMode: UEFI\n      macAddress: 52:54:00:aa:01:0${i}\n      bmcAddress: ipmi://10.0.1.${i}\n      ipAddresses:\n        pxe-ipv4: 10.23.24.${i + 1}\n`);
     const spec = 'ipam:\n  oam-ipv4: {cidr: 10.23.25.0/24, start: 10.23.25.100, end: 10.23.25.104, reserved: [10.23.25.103]}';
     const r = await run([base, catalogue(hosts(3))], spec);
     expect(r.results.filter((x) => x.severity === 'error')).toEqual([]);
@@ -200,7 +200,7 @@ describe('IPv6 addresses', () => {
   it('allocation in a /64 is stable: adding or removing a host touches only that host', async () => {
     const net = splitStream(readFileSync(join(testdata, 'allocate-ipv6/input.yaml'), 'utf8'))[0]!;
     const host = (n: number) =>
-      `    node0${n}:\n      macAddress: 52:54:00:aa:00:0${n}\n      bmcAddress: redfish+https://10.23.1.${n}/redfish/v1/Systems/1\n      ipAddresses:\n        oam-ipv4: 10.23.25.10${n}\n`;
+      `    node0${n}:\n      bootMode: UEFI\n      macAddress: 52:54:00:aa:00:0${n}\n      bmcAddress: redfish+https://10.23.1.${n}/redfish/v1/Systems/1\n      ipAddresses:\n        oam-ipv4: 10.23.25.10${n}\n`;
     const catalogue = (ns: number[]) => `apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: host-catalogue\nhosts:\n  m3:\n${ns.map(host).join('')}`;
     const spec = 'ipam:\n  oam-ipv6: {cidr: "fd00:23:25::/64", start: "fd00:23:25::ffff:fffe"}';
     const v6 = (items: string) => Object.fromEntries([...items.matchAll(/name: (node\d+)-network-data[\s\S]*?ip_address: (fd00\S+)/g)].map((m) => [m[1], m[2]]));
