@@ -77,6 +77,11 @@ export function parseAddress(address: string): { origin: string; systemPath?: st
   return { origin: u.origin, systemPath };
 }
 
+/** The origin a range probes, written as URL.origin writes it (as parseAddress does): the default port dropped. */
+export function rangeOrigin(scheme: string, host: string, port: number): string {
+  return new URL(`${scheme}://${host}:${port}`).origin;
+}
+
 function hostsOf(cidr: string): string[] {
   const [ip, bitsS] = cidr.split('/');
   const bits = Number(bitsS);
@@ -162,7 +167,7 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
     const found = await Promise.all(
       hosts.map((h) =>
         limiter.run(async () => {
-          const origin = `${scheme}://${h}:${port}`;
+          const origin = rangeOrigin(scheme, h, port);
           const c = new RedfishClient({ origin, timeoutMs: Math.min(timeoutMs, 2000), retries: 0, insecureSkipVerify: r.insecureSkipVerify ?? false, maxInFlight: 1 });
           try {
             const root = await c.get('/redfish/v1');
@@ -177,8 +182,8 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
     );
     for (const origin of found) {
       if (!origin) continue;
-      const address = origin.replace(/:443$/, '');
-      if (targets.some((t) => t.origin === origin)) continue; // listed in bmcs[] too
+      const address = origin; // URL.origin: no default port
+      if (targets.some((t) => t.origin === origin)) continue; // listed in bmcs[] too (origins compare equal: default ports dropped)
       targets.push({ label: `ranges[${i}] (${address})`, field: `spec.ranges[${i}]`, address, origin, credentialsSecret: r.credentialsSecret, insecureSkipVerify: r.insecureSkipVerify ?? false });
     }
     ctx.results.info(`ranges[${i}] ${r.cidr}: ${found.filter(Boolean).length} Redfish service(s) on port ${port} among ${hosts.length} addresses`, { object: fc, field: `spec.ranges[${i}]`, rule: 'discover/range' });

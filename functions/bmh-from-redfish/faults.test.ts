@@ -8,6 +8,7 @@ import { itemsStream, repoRoot, resourceList } from '../../test/golden.js';
 import { runFunction, type Result } from '../../src/krm/index.js';
 import { startBmc, type BmcOptions, type SimBmc } from '../../src/redfish-sim/server.js';
 import { RedfishClient } from '../../src/redfish/client.js';
+import { parseAddress, rangeOrigin } from './discover.js';
 import { definition } from './function.js';
 
 const tree = (t: string) => join(repoRoot, '../shared/fixtures/redfish', t);
@@ -200,6 +201,23 @@ describe('fault classes through the simulator', () => {
     expect(r.exitCode).toBe(0);
     expect(inventoryNames(r.output)).toEqual(['web483']);
     expect(byRule(r.results, 'discover/range')[0]!.message).toBe(`ranges[0] 127.0.0.0/30: 1 Redfish service(s) on port ${b.port} among 2 addresses`);
+  });
+
+  it('range origins are written like bmcs[] origins: default ports dropped', () => {
+    expect(rangeOrigin('https', '10.0.0.5', 443)).toBe(parseAddress('10.0.0.5').origin);
+    expect(rangeOrigin('https', '10.0.0.5', 443)).toBe(parseAddress('https://10.0.0.5:443/redfish/v1/Systems/1').origin);
+    expect(rangeOrigin('http', '10.0.0.5', 80)).toBe(parseAddress('http://10.0.0.5').origin);
+    expect(rangeOrigin('https', '10.0.0.5', 8443)).toBe('https://10.0.0.5:8443');
+  });
+
+  // binding port 80 needs root (or a low ip_unprivileged_port_start); the unit test above covers the rest
+  it.runIf(process.getuid?.() === 0)('a BMC listed in bmcs[] on the default port and found again by a range is crawled once', async () => {
+    const b = await bmc({ host: '127.0.0.3', port: 80 });
+    const r = await discover([{ address: 'http://127.0.0.3', name: 'rack1-n1' }], { ranges: [{ cidr: '127.0.0.0/30', scheme: 'http' }] });
+    expect(r.exitCode).toBe(0);
+    expect(inventoryNames(r.output)).toEqual(['rack1-n1']);
+    expect(b.log.filter((l) => l === 'GET /redfish/v1/Systems/437XR1138R2')).toHaveLength(1);
+    expect(byRule(r.results, 'discover/summary')[0]!.message).toMatch(/^discovered 1 System\(s\) from 1 of 1 BMC\(s\)/);
   });
 
   it('request count per System is reported (DMTF rackmount: 12, as good as sushy)', async () => {
