@@ -213,10 +213,11 @@ describe('fault classes through the simulator', () => {
   // binding port 80 needs root (or a low ip_unprivileged_port_start); the unit test above covers the rest
   it.runIf(process.getuid?.() === 0)('a BMC listed in bmcs[] on the default port and found again by a range is crawled once', async () => {
     const b = await bmc({ host: '127.0.0.3', port: 80 });
-    const r = await discover([{ address: 'http://127.0.0.3', name: 'rack1-n1' }], { ranges: [{ cidr: '127.0.0.0/30', scheme: 'http' }] });
+    const r = await discover([{ address: 'http://127.0.0.3', name: 'rack1-n1' }], { ranges: [{ cidr: '127.0.0.0/29', scheme: 'http' }] });
     expect(r.exitCode).toBe(0);
     expect(inventoryNames(r.output)).toEqual(['rack1-n1']);
     expect(b.log.filter((l) => l === 'GET /redfish/v1/Systems/437XR1138R2')).toHaveLength(1);
+    expect(byRule(r.results, 'discover/range')[0]!.message).toBe('ranges[0] 127.0.0.0/29: 1 Redfish service(s) on port 80 among 6 addresses');
     expect(byRule(r.results, 'discover/summary')[0]!.message).toMatch(/^discovered 1 System\(s\) from 1 of 1 BMC\(s\)/);
   });
 
