@@ -111,3 +111,12 @@ describe('capacity: DaemonSets and capacity over the same (active) hosts', () =>
     ]);
   });
 });
+
+describe('yaml-ambiguous and block scalars', () => {
+  it('reads nothing inside a block scalar that is a sequence entry (`- |`), and still sees what follows', async () => {
+    const pod =
+      'apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: x\n    command:\n    - /bin/sh\n    - -c\n    - |\n      cat > /etc/app.yaml <<EOT\n      debug: on\n      mode: 0755\n      EOT\n    - >-\n      enabled: yes\n    tty: yes\n';
+    const f = await findings(pod);
+    expect(f.map((x) => `${x.rule} ${x.field}`)).toEqual(['yaml-ambiguous spec.containers[0].tty']);
+  });
+});

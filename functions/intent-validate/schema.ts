@@ -240,6 +240,8 @@ export function walkLines(body: string, visit: (i: number, path: (string | numbe
     if (rest === '' || rest[0] === '#' || rest === '---') continue;
     let value: string | undefined;
     let col = ind;
+    // a block scalar's lines are indented more than its node: the key's column, or for `- |` the dash's
+    let lastDash = -1;
     const km = KEY_LINE.exec(line);
     if (km) {
       const dashes = km[2]!;
@@ -266,6 +268,7 @@ export function walkLines(body: string, visit: (i: number, path: (string | numbe
       let c = ind;
       for (const _ of dashes.match(/- +/g) ?? []) {
         popTo(stack, c);
+        lastDash = c;
         for (const k of [...seqCount.keys()]) if (k > c) seqCount.delete(k);
         const n = (seqCount.get(c) ?? -1) + 1;
         seqCount.set(c, n);
@@ -277,7 +280,7 @@ export function walkLines(body: string, visit: (i: number, path: (string | numbe
       col = c;
     }
     if (visit(i, stack.map((x) => x.key), value) === false) return;
-    if (value !== undefined && /^[|>][-+0-9]*(\s+#.*)?$/.test(value)) blockIndent = col;
+    if (value !== undefined && /^[|>][-+0-9]*(\s+#.*)?$/.test(value)) blockIndent = km ? col : lastDash;
   }
 }
 
