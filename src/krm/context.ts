@@ -109,22 +109,26 @@ export class Context<Spec> {
     // With byPath, the same object may be wanted in several files (e.g. one host in the
     // ephemeral and the target phase): the file is part of its identity.
     const key = (id: string, path: string | undefined): string => (opts.byPath ? `${id}|${path ?? ''}` : id);
-    const byId = new Map<string, KubeObject>();
+    // items by identity (a list: nameless items share one), and the highest index used per file
+    const byId = new Map<string, KubeObject[]>();
+    const indexInFile = new Map<string, number>();
     for (const o of this.#items) {
       if (o.isKptfile()) continue;
-      const id = key(identity(o), o.annotations[ANN.path] ?? o.annotations[ANN.internalPath]);
-      if (!byId.has(id)) byId.set(id, o);
+      const path = o.annotations[ANN.path] ?? o.annotations[ANN.internalPath];
+      const id = key(identity(o), path);
+      byId.set(id, [...(byId.get(id) ?? []), o]);
+      const idx = Number(o.annotations[ANN.index] ?? o.annotations[ANN.internalIndex]);
+      if (path && Number.isInteger(idx)) indexInFile.set(path, Math.max(indexInFile.get(path) ?? 0, idx + 1));
     }
     const keep = new Set<KubeObject>();
     const out: KubeObject[] = [];
-    const indexInFile = new Map<string, number>();
     for (const d of desired) {
       const md = ((d.data.metadata ??= {}) as Record<string, unknown>);
       const ann = ((md.annotations ??= {}) as Record<string, string>);
       ann[GENERATED_BY] = owner;
       const id = key(dataIdentity(d.data), d.path);
-      const existing = byId.get(id);
-      if (existing && !keep.has(existing)) {
+      const existing = byId.get(id)?.find((o) => !keep.has(o));
+      if (existing) {
         keep.add(existing);
         out.push(existing);
         const prev = existing.annotations[GENERATED_BY];

@@ -111,7 +111,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 function fastMap(m: Record<string, unknown>, ind: string, out: string[], first?: string): void {
   let lead = first;
   for (const [k, v] of Object.entries(m)) {
-    if (v === undefined) throw FALLBACK;
+    if (v === undefined || k.length > 1024) throw FALLBACK; // yaml writes long keys as `? key`
     const key = fastString(k);
     const prefix = lead ?? ind;
     lead = undefined;

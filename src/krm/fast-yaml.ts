@@ -120,10 +120,22 @@ function expectEnd(s: string, i: number): void {
   if (i < s.length && !(s[i] === '#' && s[i - 1] === ' ')) throw UNSURE;
 }
 
+/** YAML's white space is space and tab only (String.trim would also eat U+00A0, U+3000 ...). */
+function trimEndYaml(s: string): string {
+  let e = s.length;
+  while (e > 0 && (s.charCodeAt(e - 1) === 32 || s.charCodeAt(e - 1) === 9)) e--;
+  return s.slice(0, e);
+}
+function trimYaml(s: string): string {
+  let b = 0;
+  while (b < s.length && (s.charCodeAt(b) === 32 || s.charCodeAt(b) === 9)) b++;
+  return trimEndYaml(s.slice(b));
+}
+
 /** Strips a trailing ` #comment` and spaces from a plain scalar. */
 function plainText(s: string): string {
   const hash = s.indexOf(' #');
-  const t = (hash >= 0 ? s.slice(0, hash) : s).trimEnd();
+  const t = trimEndYaml(hash >= 0 ? s.slice(0, hash) : s);
   if (t.includes(': ') || t.endsWith(':') || t.includes('\t')) throw UNSURE;
   return t;
 }
@@ -159,7 +171,7 @@ class FlowReader {
       if (c === '#' && s[this.i - 1] === ' ') throw UNSURE;
       this.i++;
     }
-    const t = s.slice(start, this.i).trim();
+    const t = trimYaml(s.slice(start, this.i));
     if (t === '' || badPlainStart(t)) throw UNSURE;
     return t;
   }
@@ -272,9 +284,7 @@ function splitLines(src: string): Line[] {
     while (l.charCodeAt(i) === 32) i++;
     if (l.charCodeAt(i) === 9) {
       // a tab after the indentation of a blank line is harmless; elsewhere leave it to yaml
-      if (l.trim() !== '') throw UNSURE;
-      l = '';
-      i = 0;
+      throw UNSURE; // a tab in the indentation (or a tab-only line): yaml's rules are subtle
     }
     const text = l.slice(i);
     if (i === 0 && (text.startsWith('---') || text.startsWith('...') || text.startsWith('%'))) throw UNSURE;
@@ -470,7 +480,8 @@ function keyEnd(text: string): number {
 function readKey(k: string): string {
   const c = k[0];
   if (c === '"' || c === "'") return readQuoted(k, 0)[0];
-  const t = k.trimEnd();
+  const t = trimEndYaml(k);
+  if (t.length > 1024) throw UNSURE; // YAML limits implicit keys to 1024 characters
   if (t === '<<' || t === '__proto__' || badPlainStart(t)) throw UNSURE;
   const v = resolvePlain(t);
   return v === null ? '' : String(v);
@@ -481,6 +492,7 @@ function readKey(k: string): string {
  * then uses the `yaml` package.
  */
 export function fastLoad(src: string): unknown {
+  if (src.charCodeAt(0) === 0xfeff) src = src.slice(1); // a byte order mark is no content
   try {
     const lines = splitLines(src);
     const r = new BlockReader(lines);

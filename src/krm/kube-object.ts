@@ -269,10 +269,12 @@ export class KubeObject {
         }
       }
     }
+    const Y = yamlLib();
     this.edit((doc) => {
       // create missing parents as plain maps (yaml's setIn would make YAML 1.1 !!omap ones)
+      // (a parent that is null, `annotations: ~`, counts as missing: it becomes a map)
       let depth = 0;
-      while (depth < p.length - 1 && doc.hasIn(p.slice(0, depth + 1))) depth++;
+      while (depth < p.length - 1 && Y.isCollection(doc.getIn(p.slice(0, depth + 1), true))) depth++;
       let nested: unknown = value;
       for (let i = p.length - 1; i > depth; i--) nested = { [String(p[i])]: nested };
       const node = doc.createNode(nested, { aliasDuplicateObjects: false });
@@ -290,7 +292,7 @@ export class KubeObject {
   }
 
   setAnnotation(key: string, value: string): void {
-    if (this.annotations[key] === value) return;
+    if (this.get(['metadata', 'annotations', key]) === value) return; // `x: 1` is no string yet
     this.set(['metadata', 'annotations', key], value);
   }
   deleteAnnotation(key: string): void {
@@ -298,7 +300,7 @@ export class KubeObject {
     this.delete(['metadata', 'annotations', key]);
   }
   setLabel(key: string, value: string): void {
-    if (this.labels[key] === value) return;
+    if (this.get(['metadata', 'labels', key]) === value) return;
     this.set(['metadata', 'labels', key], value);
   }
 

@@ -45,7 +45,10 @@ function fromSections(text: string): ParsedInput | undefined {
     const first = lines.findIndex((l) => l.startsWith('functionConfig:'));
     const inline = lines[first]!.slice('functionConfig:'.length).trim();
     if (inline !== '' && !inline.startsWith('#')) {
-      if (inline !== '{}' && inline !== 'null' && inline !== '~') functionConfig = KubeObject.fromDocument(inline + '\n');
+      // flow style, possibly over several lines: read the section itself
+      const v = (yamlLib().parse(fc.text, PARSE_OPTIONS) as { functionConfig?: unknown } | null)?.functionConfig;
+      if (v !== null && v !== undefined && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0)
+        functionConfig = KubeObject.fromData(v);
     } else {
       const block = lines.slice(first + 1).join('\n');
       const ind = /^( *)\S/m.exec(block)?.[1]?.length ?? 0;
@@ -69,16 +72,21 @@ export function readInput(text: string): ParsedInput {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const trimmed = text.trimStart();
   if (trimmed === '') return { format: 'stream', items: [], sections: [], seqIndent: 0 };
+  let json: unknown;
   if (trimmed[0] === '{') {
-    let v: unknown;
     try {
-      v = JSON.parse(text);
-    } catch (e) {
-      throw new KrmError(`input is not valid JSON: ${(e as Error).message}`);
+      json = JSON.parse(text);
+    } catch {
+      json = undefined; // not JSON: YAML in flow style, read below (and JSON.parse's message quotes the input)
     }
-    const o = v as Record<string, unknown>;
+  }
+  if (json !== undefined) {
+    const o = json as Record<string, unknown>;
     if (o && o.kind === 'ResourceList') {
       if (!Array.isArray(o.items)) throw new KrmError('the ResourceList has no `items` list');
+      o.items.forEach((it, i) => {
+        if (it === null || typeof it !== 'object' || Array.isArray(it)) throw new KrmError(`items[${i}] is not a mapping (a KRM resource)`);
+      });
       return {
         format: 'json',
         items: o.items.map((i) => KubeObject.fromData(i as object)),

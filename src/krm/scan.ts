@@ -43,6 +43,16 @@ function selfContained(item: ScannedItem, seqIndent: number): boolean {
   return doc.errors.length === 0;
 }
 
+/** A block scalar header with keep chomping (`|+`, `>2+` ...): its trailing blank lines are content. */
+const KEEP_CHOMP = /(?:^|[\s:-])[|>][0-9]?\+[0-9]?\s*(?:#.*)?$/;
+
+/** A comment line no deeper than an item's keys: it cannot belong to a block scalar. */
+function isItemComment(line: string, seqIndent: number): boolean {
+  let i = 0;
+  while (line.charCodeAt(i) === 32) i++;
+  return line[i] === '#' && i <= seqIndent + 2;
+}
+
 function isSkip(line: string): boolean {
   const t = line.trimStart();
   return t === '' || t[0] === '#';
@@ -119,9 +129,17 @@ export function scanResourceList(text: string): ScannedList | undefined {
       if (ind === seqIndent && (rest.startsWith('- ') || rest === '-')) {
         if (rest === '-' || rest.startsWith('- -') || rest.startsWith('- [') || rest.startsWith('- {')) return undefined;
         // move trailing skip lines of the previous item to this item's lead
+        // (only comments at most as indented as the item's keys, and blank lines unless the item
+        // has a keep-chomping block scalar (`|+`): deeper comment-like lines and those blank lines
+        // may be the end of a block scalar and stay with their item)
         let moved = '';
         if (cur) {
-          while (cur.length > 1 && isSkip(cur[cur.length - 1]!)) moved = cur.pop() + '\n' + moved;
+          const keep = cur.some((x) => KEEP_CHOMP.test(x));
+          while (cur.length > 1) {
+            const last = cur[cur.length - 1]!;
+            if (!(isItemComment(last, seqIndent) || (!keep && last.trim() === ''))) break;
+            moved = cur.pop() + '\n' + moved;
+          }
         }
         flush();
         cur = [l];

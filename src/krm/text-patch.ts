@@ -32,6 +32,8 @@ function splitKeyLine(text: string): [string, string] | undefined {
     const keys = Object.keys(v);
     if (keys.length !== 1) return undefined;
     const end = text.indexOf(c, 1);
+    // an escaped quote inside the key ('it''s', "a\"b"): the simple scan below would cut it short
+    if ((c === "'" && text[end + 1] === "'") || (c === '"' && text.slice(1, end).includes('\\'))) return undefined;
     return [keys[0]!, text.slice(end + 2).trim()];
   }
   const m = /^([^\s#:'"&*!|>{}[\],?-][^:]*?|-[^\s:][^:]*?):(?: +(.*))?$/.exec(text);
@@ -71,9 +73,13 @@ export function setScalarInText(body: string, path: string[], valueText: string)
     else if (depth > 0) indent = lines[parentLine]!.indent + 2;
     let found = -1;
     let lastEntryEnd = start;
+    // a block scalar in the region may end in lines that look like comments or blank lines:
+    // inserting "after the last entry" could then land inside it
+    let hasBlockScalar = false;
     for (let k = start; k < end; k++) {
       const l = lines[k]!;
       if (l.skip) continue;
+      if (/(?:^|:\s|^-\s)\s*[|>][-+0-9]*\s*(?:#.*)?$/.test(l.text)) hasBlockScalar = true;
       if (l.indent < indent) return undefined;
       if (l.indent > indent) {
         lastEntryEnd = k + 1;
@@ -91,6 +97,7 @@ export function setScalarInText(body: string, path: string[], valueText: string)
       if (kv[0] === seg) found = k;
     }
     if (found < 0) {
+      if (hasBlockScalar) return undefined;
       // insert the rest of the path after the last entry of this mapping
       if (depth > 0 && first < 0) {
         const after = lines[parentLine]!;
@@ -175,9 +182,9 @@ export function headerText(body: string): string | undefined {
     const c = line.charCodeAt(0);
     if (line.length > 0 && c !== 32 && c !== 35) {
       // a top-level line
-      take =
-        line.startsWith('apiVersion:') || line.startsWith('kind:') || line.startsWith('metadata:');
-      if (!take && !/^[A-Za-z_"'][^:]*:( |$)/.test(line)) return undefined;
+      // a quoted key or `kind :` may be a header key too: leave such items to the full parser
+      if (!/^[A-Za-z_][A-Za-z0-9_.\/-]*:( |$)/.test(line)) return undefined;
+      take = line.startsWith('apiVersion:') || line.startsWith('kind:') || line.startsWith('metadata:');
     }
     if (take) out += line + '\n';
     i = j + 1;
