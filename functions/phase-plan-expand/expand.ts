@@ -83,6 +83,10 @@ export interface PlanAnalysis {
   /** parallel level of each step (graph plans) */
   levels: number[];
   errors: number;
+  /** where Flux runs for this plan: spec.managementCluster, else the target of the plan's last clusterctl move, else the ClusterMap root */
+  management?: string;
+  /** why `management` (for the report) */
+  managementWhy: string;
 }
 
 export interface Bundle {
@@ -559,11 +563,20 @@ export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<
 
   // target-cluster steps before the clusterctl move that makes the cluster self-managed
   const moves = steps.filter((st) => st.executor?.kind === 'Clusterctl' && str(st.executor.data.action) === 'move' && st.cluster);
+  // after a clusterctl move the management role passes to the move's target: by default Flux runs on
+  // the cluster that is self-managed at the end of the plan, not on the (ephemeral) root
+  let management = b.management;
+  let managementWhy = s.managementCluster !== undefined ? 'spec.managementCluster' : management !== undefined ? 'the ClusterMap root' : '';
+  if (s.managementCluster === undefined && moves.length > 0) {
+    const last = moves[moves.length - 1]!;
+    management = last.cluster;
+    managementWhy = `target of the clusterctl move in step ${last.num}, self-managed at the end of the plan`;
+  }
   if (moves.length > 0) {
     const after = new Map(moves.map((m) => [m, descendants(steps, m.num - 1)]));
     const before = new Map(moves.map((m) => [m, dependencySet(steps, m.num - 1)]));
     for (const st of steps) {
-      if (!st.flux || !st.cluster || st.cluster === b.management) continue;
+      if (!st.flux || !st.cluster || st.cluster === management) continue;
       const m = moves.find((x) => x.cluster === st.cluster && x !== st && !after.get(x)!.has(st.num - 1));
       if (!m) continue;
       const mvAfter = before.get(m)!.has(st.num - 1);
@@ -581,6 +594,39 @@ export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<
       });
     }
   }
+  // a Flux step after a step that powers off (or re-images) the cluster Flux runs on never runs
+  if (management !== undefined) {
+    const roots = [...b.clusters.values()].filter((c) => !c.parent);
+    const gone = steps.filter((g) => {
+      if (g.executor?.kind !== 'BaremetalManager') return false;
+      // a BaremetalManager phase without clusterName acts on the ephemeral hosts: the ClusterMap root
+      const target = g.cluster ?? (roots.length === 1 ? roots[0]!.name : undefined);
+      if (target !== management) return false;
+      const op = isMap(g.executor.data.spec) ? str(g.executor.data.spec.operation) : undefined;
+      if (op === 'power-off') return true;
+      // remote-direct boots the host from an ISO: it wipes the cluster only once Flux already ran there
+      return op === 'remote-direct' && [...dependencySet(steps, g.num - 1)].some((i) => steps[i]!.flux);
+    });
+    if (gone.length > 0) {
+      const after = new Map(gone.map((g) => [g, descendants(steps, g.num - 1)]));
+      for (const st of steps) {
+        if (!st.flux) continue;
+        const g = gone.find((x) => after.get(x)!.has(st.num - 1));
+        if (!g) continue;
+        const op = str((g.executor!.data.spec as Data).operation);
+        out.push({
+          severity: 'warning',
+          rule: 'plan/flux-cluster-gone',
+          message: `${at(st.num, st.id, st.phaseName)}: runs after step ${g.num} (${g.id}) ${op === 'power-off' ? 'powers off' : 'boots from an ISO'} ${management}, the management cluster Flux runs on (${managementWhy}); this Kustomization would never be applied. ${moves.length > 0 ? `Set spec.managementCluster to ${moves[moves.length - 1]!.cluster} (the target of the clusterctl move) or leave it unset` : 'Run Flux on a cluster that survives the plan (spec.managementCluster)'}`,
+          object: st.phase!.obj,
+          field: 'metadata.clusterName',
+          plan: P,
+          step: st.num,
+          phase: st.phaseName,
+        });
+      }
+    }
+  }
   for (const st of steps)
     if (st.gate)
       out.push({
@@ -594,7 +640,9 @@ export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<
         phase: st.phaseName,
       });
   const errors = out.filter((f) => f.severity === 'error').length - before;
-  return { plan, steps, graph, levels, errors };
+  const res: PlanAnalysis = { plan, steps, graph, levels, errors, managementWhy };
+  if (management !== undefined) res.management = management;
+  return res;
 }
 
 /** Steps step `i` (transitively) depends on. */

@@ -6,7 +6,7 @@
 import { GENERATED_BY, type Desired, type FunctionDefinition, type KubeObject, type Results, type ResultOptions } from '../../src/krm/index.js';
 import specSchema from './spec.schema.json' with { type: 'json' };
 import validateSpec from './generated/spec.validate.js';
-import { analysePlan, checkPhase, fluxDeps, readBundle, type Finding, type PlanAnalysis, type Settings } from './expand.js';
+import { analysePlan, checkPhase, fluxDeps, readBundle, type Bundle, type Finding, type PlanAnalysis, type Settings } from './expand.js';
 import { dnsName } from './flux.js';
 import { planJob, type JobsConfig } from './jobs.js';
 import { AIRSHIP_GROUP } from './model.js';
@@ -59,6 +59,15 @@ function kustomizeFile(name: string, plan: string, resources: string[]): Record<
   };
 }
 
+/** The bundle as one plan sees it: its own management cluster. */
+function planBundle(b: Bundle, a: PlanAnalysis): Bundle {
+  if (a.management === b.management) return b;
+  const pb: Bundle = { ...b };
+  if (a.management === undefined) delete pb.management;
+  else pb.management = a.management;
+  return pb;
+}
+
 function emit(ctx: { results: Results }, f: Finding): void {
   const tags: Record<string, string> = {};
   if (f.plan !== undefined) tags.plan = f.plan;
@@ -79,7 +88,7 @@ export const definition: FunctionDefinition<Spec> = {
   validateSpec,
   moreHelp: [
     'Rules (tags.rule): plan/unknown-phase, plan/ambiguous-phase, plan/duplicate-step-id, plan/unknown-dependency,',
-    'plan/dependency-cycle, plan/shape, plan/empty, plan/validation-executor, plan/before-move (warning), plan/gate (info),',
+    'plan/dependency-cycle, plan/shape, plan/empty, plan/validation-executor, plan/before-move (warning), plan/flux-cluster-gone (warning), plan/gate (info),',
     'phase/no-executor, phase/unknown-executor-kind, phase/executor-not-found, phase/no-entrypoint, phase/entrypoint-outside,',
     'phase/unknown-cluster, clustermap/unknown-parent, clustermap/parent-cycle, clustermap/multiple, clustermap/several-roots,',
     'metadata/conflict, config/management-cluster, flux/unsupported-condition, flux/name-collision.',
@@ -152,6 +161,7 @@ export const definition: FunctionDefinition<Spec> = {
       const findings: Finding[] = [];
       const prefix = dnsName(obj.name);
       const a = analysePlan(bundle, settings, obj, cache, findings, prefix);
+      const pb = planBundle(bundle, a);
       if (rc.jobMode && a.errors === 0) {
         const inPlan = new Map(a.steps.filter((x) => x.ksName).map((x) => [x.ksName!, x]));
         for (const st of a.steps) {
@@ -174,7 +184,7 @@ export const definition: FunctionDefinition<Spec> = {
             continue;
           }
           const d = planJob(st, {
-            bundle,
+            bundle: pb,
             cfg: jobs,
             name,
             planName: obj.name,
@@ -277,7 +287,7 @@ export const definition: FunctionDefinition<Spec> = {
             sourceRef: { kind: sourceRef.kind, name: sourceRef.name, namespace: sourceRef.namespace },
           };
           if (deps.length > 0) ks.dependsOn = deps.map((d) => ({ name: d.ksName }));
-          if (st.cluster && bundle.management !== undefined && st.cluster !== bundle.management) {
+          if (st.cluster && a.management !== undefined && st.cluster !== a.management) {
             const sec = kubeconfigSecret(st.cluster);
             ks.kubeConfig = { secretRef: { name: sec.name, key: sec.key } };
           }
@@ -304,7 +314,7 @@ export const definition: FunctionDefinition<Spec> = {
       // the plan folder's own kustomization.yaml lists kustomizations.yaml only, never gates/
       if (rc.jobMode && desired.some((d) => d.path === `${dir}/kustomizations.yaml`)) desired.push({ data: kustomizeFile(dnsName(obj.name), obj.name, ['kustomizations.yaml']), path: `${dir}/kustomization.yaml` });
       if (outputs.has('report')) {
-        const md = renderReport(a, rc);
+        const md = renderReport(a, { ...rc, bundle: planBundle(bundle, a) });
         desired.push({
           data: {
             apiVersion: 'v1',

@@ -54,9 +54,9 @@ interface ContainerParts {
   configMap?: Record<string, string>;
 }
 
-/** Mounts the kubeconfig Secret of `cluster` at `dir`; in-cluster (no mount) for the management cluster. */
-function kubeconfigMount(p: ContainerParts, x: JobInputs, cluster: string, volume: string, dir: string): string | undefined {
-  if (cluster === x.bundle.management) return undefined;
+/** Mounts the kubeconfig Secret of `cluster` at `dir`; in-cluster (no mount) for the management cluster unless `file` is needed. */
+function kubeconfigMount(p: ContainerParts, x: JobInputs, cluster: string, volume: string, dir: string, file = false): string | undefined {
+  if (cluster === x.bundle.management && !file) return undefined;
   const sec = x.kubeconfigSecret(cluster);
   p.volumes.push({ name: volume, secret: { secretName: sec.name } });
   p.mounts.push({ name: volume, mountPath: dir, readOnly: true });
@@ -165,11 +165,12 @@ function clusterctl(st: Step, x: JobInputs): JobDecision {
   if (action === 'move') {
     const from = x.bundle.clusters.get(st.cluster)?.parent;
     if (!from) return { reason: `ClusterMap gives ${st.cluster} no parent to move from` };
-    if (st.cluster === x.bundle.management) return { reason: `it moves Cluster API objects onto the management cluster ${st.cluster} itself` };
     if (!image) return { reason: 'set spec.jobs.clusterctlImage (the clusterctl release of your providers) to run clusterctl move as a Job' };
     const p: ContainerParts = { image, env: [], mounts: [], volumes: [], args: ['move'] };
     const fromPath = kubeconfigMount(p, x, from, 'kubeconfig-from', `${KUBECONFIG_DIR}-from`);
-    const toPath = kubeconfigMount(p, x, st.cluster, 'kubeconfig-to', `${KUBECONFIG_DIR}-to`)!;
+    // clusterctl needs a kubeconfig file for --to-kubeconfig, also when the target is where the Job runs
+    // (the default management cluster of a plan with a move is the move's target)
+    const toPath = kubeconfigMount(p, x, st.cluster, 'kubeconfig-to', `${KUBECONFIG_DIR}-to`, true)!;
     if (fromPath) p.args!.push('--kubeconfig', fromPath);
     p.args!.push('--to-kubeconfig', toPath);
     const mo = isMap(d['move-options']) ? d['move-options'] : {};

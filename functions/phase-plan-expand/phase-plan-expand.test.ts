@@ -47,8 +47,10 @@ describe('generated Kustomizations', () => {
     expect(report.metadata.annotations['config.kubernetes.io/local-config']).toBe('true');
     expect(report.data).toMatchObject({ steps: '32', kustomizations: '8', gates: '24' });
     expect(report.data['plan.md'].match(/^\| \d+ \|/gm)).toHaveLength(32);
-    // target-cluster phases reach the cluster through its kubeconfig Secret, ephemeral ones do not
-    for (const k of ks) expect(!!k.spec.kubeConfig).toBe(k.metadata.name.endsWith('-target'));
+    // Flux runs on the target of the clusterctl move (the ephemeral node is powered off after it):
+    // ephemeral-cluster phases reach their cluster through its kubeconfig Secret, target ones do not
+    for (const k of ks) expect(k.spec.kubeConfig?.secretRef?.name).toBe(k.metadata.name.endsWith('-ephemeral') ? 'ephemeral-cluster-kubeconfig' : undefined);
+    expect(report.data['plan.md']).toContain('- management cluster (where Flux runs): target-cluster (target of the clusterctl move in step 21, self-managed at the end of the plan)');
   });
 });
 
@@ -209,7 +211,8 @@ describe('gates: job', () => {
     const out = generated('deploy-gating-jobs');
     const jobs = out.filter((d) => d.kind === 'Job');
     expect(jobs.map((j) => j.metadata.name)).toEqual(['deploy-gating-clusterctl-move']);
-    expect(jobs[0]!.spec.template.spec.containers[0].args).toEqual(['move', '--to-kubeconfig', '/etc/kubeconfig-to/value', '--namespace', 'target-infra']);
+    // the Job runs on the target (the management cluster) and still needs both kubeconfig files
+    expect(jobs[0]!.spec.template.spec.containers[0].args).toEqual(['move', '--kubeconfig', '/etc/kubeconfig-from/value', '--to-kubeconfig', '/etc/kubeconfig-to/value', '--namespace', 'target-infra']);
     const ks = out.filter((d) => d.apiVersion === 'kustomize.toolkit.fluxcd.io/v1' && d.metadata.annotations['baremetal-krm.dev/phase-plan'] === 'deploy-gating');
     const names = ks.map((k) => k.metadata.name);
     expect(names.slice(4, 7)).toEqual(['deploy-gating-initinfra-target', 'deploy-gating-clusterctl-move', 'deploy-gating-controlplane-target']);
@@ -232,7 +235,8 @@ describe('gates: job', () => {
     const job = out.find((d) => d.kind === 'Job' && d.metadata.name === 'graph-kubectl-wait-node-target')!;
     const c = job.spec.template.spec.containers[0];
     expect(c.command).toEqual(['/bin/sh', '-c', 'exec "$@" < /krm/resource-list.yaml', 'krm', '/usr/local/bin/toolbox']);
-    expect(c.env).toEqual([{ name: 'KUBECONFIG', value: '/etc/kubeconfig/value' }]);
+    // the phase runs on target-cluster, the management cluster of a plan with a move: in-cluster, no KUBECONFIG
+    expect(c.env).toBeUndefined();
     expect(job.spec.template.spec).toMatchObject({ hostNetwork: true, serviceAccountName: 'phase-gates' });
     expect(job.metadata.namespace).toBe('site-jobs');
     // initinfra-target waits for the Job gate and, through the BMC gate, for the move

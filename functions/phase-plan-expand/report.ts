@@ -38,7 +38,7 @@ export function renderReport(a: PlanAnalysis, rc: ReportContext): string {
   );
   const levelCount = steps.length ? Math.max(...a.levels) + 1 : 0;
   L.push(a.graph ? `- order: graph (dependsOn), ${levelCount} parallel group${levelCount === 1 ? '' : 's'}` : '- order: chain, each step after the one before');
-  L.push(`- management cluster (where Flux runs): ${b.management ?? '(none: no ClusterMap root)'}`);
+  L.push(`- management cluster (where Flux runs): ${b.management !== undefined ? `${b.management} (${a.managementWhy})` : '(none: no ClusterMap root)'}`);
   L.push(`- source: ${rc.sourceRef.kind} ${rc.sourceRef.namespace}/${rc.sourceRef.name}; entry points under \`${b.docPrefix || '.'}\``);
   if (!rc.fluxEnabled) L.push('- Flux output is off (spec.outputs): no Kustomizations were generated');
   L.push('', '## Steps', '');
