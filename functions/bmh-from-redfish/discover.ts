@@ -226,6 +226,7 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
           insecureSkipVerify: t.insecureSkipVerify,
           ca,
           maxInFlight: spec.requestsPerBmc ?? 4,
+          deadlineMs: Math.round((spec.bmcDeadlineSeconds ?? 300) * 1000),
         });
         const out: Found[] = [];
         try {

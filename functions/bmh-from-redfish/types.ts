@@ -26,6 +26,7 @@ export interface Spec {
   concurrency?: number;
   requestsPerBmc?: number;
   timeoutSeconds?: number;
+  bmcDeadlineSeconds?: number;
   retries?: number;
   auth?: 'basic' | 'session';
   expand?: boolean;

@@ -35,6 +35,10 @@ export interface ClientOptions {
   maxBodyBytes?: number;
   /** requests in flight to this BMC at once; default 4 */
   maxInFlight?: number;
+  /** most response bytes read from this BMC in all (a crawl reads ~0.1-1 MiB); default 64 MiB */
+  maxTotalBytes?: number;
+  /** the whole conversation with this BMC ends by then, ms from construction; default none */
+  deadlineMs?: number;
 }
 
 export class RedfishError extends Error {
@@ -45,6 +49,16 @@ export class RedfishError extends Error {
     readonly path: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * A per-BMC budget is spent (total bytes, deadline, or a collection's bytes or members): the
+ * crawl of that BMC stops with this one error, never recorded as a "missing" resource.
+ */
+export class BudgetError extends RedfishError {
+  constructor(message: string, path: string) {
+    super(message, -2, path);
   }
 }
 
@@ -132,6 +146,10 @@ function retryable(status: number): boolean {
 export class RedfishClient {
   /** GET requests answered (each retry and redirect counts) */
   requests = 0;
+  /** response body bytes read (every request) */
+  bytes = 0;
+  /** wall-clock ms after which no request is started (Infinity: none) */
+  readonly deadline: number;
   readonly origin: string;
   #opts: Required<Omit<ClientOptions, 'credentials' | 'ca'>> & Pick<ClientOptions, 'credentials' | 'ca'>;
   #pool: Dispatcher;
@@ -153,8 +171,11 @@ export class RedfishClient {
   constructor(opts: ClientOptions) {
     const u = new URL(opts.origin);
     this.origin = u.origin;
+    this.deadline = opts.deadlineMs === undefined ? Infinity : Date.now() + opts.deadlineMs;
     this.#opts = {
       auth: 'basic',
+      maxTotalBytes: 64 << 20,
+      deadlineMs: 0,
       timeoutMs: 10_000,
       retries: 2,
       backoffMs: 200,
@@ -236,7 +257,7 @@ export class RedfishClient {
     this.#sessions.delete(token);
     if (!uri) return;
     try {
-      await this.#raw('DELETE', uri, { 'x-auth-token': token });
+      await this.#raw('DELETE', uri, { 'x-auth-token': token }, undefined, false);
     } catch {
       /* best effort */
     }
@@ -271,9 +292,15 @@ export class RedfishClient {
     path: string,
     headers: Record<string, string>,
     body?: string,
+    /** false for logouts: they are sent after the deadline too */
+    bounded = true,
   ): Promise<RawResponse> {
-    const { timeoutMs, maxBodyBytes } = this.#opts;
+    const { maxBodyBytes } = this.#opts;
+    const left = bounded ? this.deadline - Date.now() : Infinity;
+    if (left <= 0) return Promise.reject(this.#overDeadline(path));
+    const timeoutMs = Math.max(1, Math.min(this.#opts.timeoutMs, Math.ceil(left)));
     const deadline = Date.now() + timeoutMs;
+    const client = this;
     return new Promise((resolve, reject) => {
       let status = 0;
       let resHeaders: Record<string, string | string[] | undefined> = {};
@@ -310,8 +337,12 @@ export class RedfishClient {
           onResponseData(controller, chunk) {
             if (failed) return;
             size += chunk.length;
+            client.bytes += chunk.length;
+            if (client.bytes > client.#opts.maxTotalBytes)
+              return fail(controller, new BudgetError(`more than ${mib(client.#opts.maxTotalBytes)} read from this BMC in all; the crawl stopped`, path));
             if (size > maxBodyBytes) return fail(controller, new RedfishError(`response exceeds the ${maxBodyBytes}-byte cap`, status, path));
-            if (Date.now() > deadline) return fail(controller, new RedfishError(`body: no complete answer within ${timeoutMs} ms`, 0, path));
+            if (Date.now() > deadline)
+              return fail(controller, Date.now() > client.deadline ? client.#overDeadline(path) : new RedfishError(`body: no complete answer within ${timeoutMs} ms`, 0, path));
             chunks.push(chunk);
           },
           onResponseEnd() {
@@ -320,6 +351,7 @@ export class RedfishClient {
           onResponseError(_controller, e) {
             if (failed) return;
             failed = true;
+            if (Date.now() >= client.deadline) return reject(client.#overDeadline(path));
             reject(new RedfishError(status ? `body: ${transportMessage(e, timeoutMs)}` : transportMessage(e, timeoutMs), 0, path));
           },
         },
@@ -327,12 +359,21 @@ export class RedfishClient {
     });
   }
 
+  #overDeadline(path: string): BudgetError {
+    return new BudgetError(`the ${Math.round(this.#opts.deadlineMs / 1000)} s deadline for this BMC passed; the crawl stopped`, path);
+  }
+
   /** GET a resource as JSON, with retries; follows same-origin redirects only. */
   async get(rawPath: string): Promise<Record<string, unknown>> {
+    return (await this.#limiter.run(() => this.#get(rawPath))).json;
+  }
+
+  /** `get`, with the size of the body it was parsed from. */
+  async getSized(rawPath: string): Promise<{ json: Record<string, unknown>; bytes: number }> {
     return this.#limiter.run(() => this.#get(rawPath));
   }
 
-  async #get(rawPath: string): Promise<Record<string, unknown>> {
+  async #get(rawPath: string): Promise<{ json: Record<string, unknown>; bytes: number }> {
     await this.#ensureSession();
     let path = rawPath.startsWith('/') ? rawPath : normalizePath(rawPath);
     let lastErr: RedfishError | undefined;
@@ -370,13 +411,13 @@ export class RedfishClient {
           }
           if (!j || typeof j !== 'object' || Array.isArray(j)) throw new RedfishError('the body is not a JSON object', -1, path);
           if (session && gen === this.#gen && path !== '/redfish/v1') this.#proven = true;
-          return j as Record<string, unknown>;
+          return { json: j as Record<string, unknown>, bytes: r.body.length };
         }
       } catch (e) {
         if (!(e instanceof RedfishError)) throw e;
         lastErr = e;
         // truncated / invalid JSON is worth one more try too: a BMC under load cuts bodies
-        if (!(retryable(e.status) || e.status === -1) || /redirect|cap/.test(e.message)) throw e;
+        if (e instanceof BudgetError || !(retryable(e.status) || e.status === -1) || /redirect|cap/.test(e.message)) throw e;
       }
     }
     throw lastErr!;
@@ -390,6 +431,10 @@ export class RedfishClient {
     await Promise.all([...this.#sessions.keys()].map((t) => this.#logout(t)));
     await this.#pool.close().catch(() => undefined);
   }
+}
+
+function mib(n: number): string {
+  return n % (1 << 20) === 0 ? `${n / (1 << 20)} MiB` : `${n} bytes`;
 }
 
 function looksHtml(b: Buffer): boolean {

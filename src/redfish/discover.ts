@@ -10,7 +10,7 @@
  * gets the plain crawl. Optional resources that fail (401/403/404/5xx, bad JSON) are recorded
  * in `missing` and the crawl goes on.
  */
-import { normalizePath, RedfishClient, RedfishError } from './client.js';
+import { BudgetError, normalizePath, RedfishClient, RedfishError } from './client.js';
 import type { HardwareInventorySpec } from '../model/hardware-inventory.js';
 import { bootOptionNic, normalizeSystem, type RawSystem } from './normalize.js';
 
@@ -22,7 +22,14 @@ export interface CrawlOptions {
    * using inlined members when the BMC honours it; absent: plain crawl
    */
   expand?: string;
+  /** most members one collection may list, over all its pages; default 4096 */
+  maxMembers?: number;
+  /** most bytes one collection's pages may take together; default 16 MiB */
+  maxCollectionBytes?: number;
 }
+
+export const DEFAULT_MAX_MEMBERS = 4096;
+export const DEFAULT_MAX_COLLECTION_BYTES = 16 << 20;
 
 /**
  * The `$expand` value a service root advertises for "this collection's members, one level":
@@ -79,35 +86,54 @@ export class SystemCrawler {
 
   /** GET an optional resource: undefined (and a `missing` entry) when it cannot be read. */
   async optional(path: string, label: string): Promise<Json | undefined> {
+    return (await this.#optionalSized(path, label))?.json;
+  }
+
+  async #optionalSized(path: string, label: string): Promise<{ json: Json; bytes: number } | undefined> {
     try {
-      return await this.client.get(path);
+      return await this.client.getSized(path);
     } catch (e) {
+      if (e instanceof BudgetError) throw new BudgetError(`${label}: ${e.message}`, e.path); // stops the crawl of this BMC
       this.missing.push(`${label}: ${describeFailure(e)}`);
       return undefined;
     }
   }
 
-  /** A collection's member links, following `Members@odata.nextLink` pages. */
+  /**
+   * A collection's member links, following `Members@odata.nextLink` pages, within
+   * `maxMembers` and `maxCollectionBytes` (a BudgetError naming the collection past them).
+   */
   async collectionLinks(path: string, label: string): Promise<{ path: string; inline?: Json }[] | undefined> {
-    let first: Json | undefined;
+    const maxMembers = this.opts.maxMembers ?? DEFAULT_MAX_MEMBERS;
+    const maxBytes = this.opts.maxCollectionBytes ?? DEFAULT_MAX_COLLECTION_BYTES;
+    let first: { json: Json; bytes: number } | undefined;
     if (this.opts.expand) {
       try {
-        first = await this.client.get(`${path}?$expand=${this.opts.expand}`);
-      } catch {
+        first = await this.client.getSized(`${path}?$expand=${this.opts.expand}`);
+      } catch (e) {
+        if (e instanceof BudgetError) throw new BudgetError(`${label}: ${e.message}`, e.path);
         first = undefined; // refused: fall back to the plain collection
       }
     }
-    first ??= await this.optional(path, label);
+    first ??= await this.#optionalSized(path, label);
     if (!first) return undefined;
-    const out = memberLinks(first);
-    let next = first['Members@odata.nextLink'];
+    let bytes = first.bytes;
+    const out = memberLinks(first.json);
+    const check = () => {
+      if (out.length > maxMembers) throw new BudgetError(`${label}: more than ${maxMembers} members; the crawl of this BMC stopped`, path);
+      if (bytes > maxBytes) throw new BudgetError(`${label}: its pages take more than ${maxBytes >= 1 << 20 ? `${maxBytes / (1 << 20)} MiB` : `${maxBytes} bytes`}; the crawl of this BMC stopped`, path);
+    };
+    check();
+    let next = first.json['Members@odata.nextLink'];
     const seen = new Set<string>();
-    while (typeof next === 'string' && !seen.has(next) && seen.size < 1000) {
+    while (typeof next === 'string' && !seen.has(next)) {
       seen.add(next);
-      const page = await this.optional(next, `${label} (next page)`);
+      const page = await this.#optionalSized(next, `${label} (next page)`);
       if (!page) break;
-      out.push(...memberLinks(page));
-      next = page['Members@odata.nextLink'];
+      bytes += page.bytes;
+      out.push(...memberLinks(page.json));
+      check();
+      next = page.json['Members@odata.nextLink'];
     }
     const dedup = new Map<string, { path: string; inline?: Json }>();
     for (const m of out) if (!dedup.has(m.path)) dedup.set(m.path, m);
