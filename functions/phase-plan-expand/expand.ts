@@ -352,18 +352,31 @@ export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<
   if (plan.entries.length === 0)
     out.push({ severity: 'warning', rule: 'plan/empty', message: `PhasePlan ${P} has no phases; add phases: [{name: ...}]`, object: obj, field: 'phases', plan: P });
 
-  // step ids: explicit `id`, else the phase name, `-2`, `-3`... for repeats
+  // step ids: explicit `id`, else the phase name, `-2`, `-3`... for repeats, skipping every name a
+  // phase or an explicit id of the plan already uses (airshipctl has no ids: a repeat must never collide)
   const steps: Step[] = [];
   const ids = new Map<string, number>();
   const seenPhase = new Map<string, number>();
+  const reserved = new Set<string>();
+  for (const e of plan.entries) {
+    if (e.id) reserved.add(e.id);
+    if (e.name) reserved.add(e.name);
+  }
+  const assigned = new Set<string>();
   plan.entries.forEach((e, i) => {
     const phaseName = e.name ?? '';
     let id = e.id;
     if (!id) {
       const k = (seenPhase.get(phaseName) ?? 0) + 1;
       seenPhase.set(phaseName, k);
-      id = k === 1 ? phaseName : `${phaseName}-${k}`;
+      if (k === 1) id = phaseName;
+      else {
+        let n = k;
+        while (reserved.has(`${phaseName}-${n}`) || assigned.has(`${phaseName}-${n}`)) n++;
+        id = `${phaseName}-${n}`;
+      }
     }
+    assigned.add(id);
     const step: Step = { num: i + 1, id, field: e.field, phaseName, deps: [], flux: false };
     if (e.group) step.group = e.group;
     if (ids.has(id)) {
