@@ -138,7 +138,9 @@ export function bmcKey(address: string): string {
   return m[1]!.toLowerCase() + (m[2] ?? '').replace(/\/+$/, '');
 }
 
-const SENSITIVE_KEY = /pass(word|wd|phrase)?$|secret|token|private.?key|-key(-data)?$|\.key$|^key$|credential/i;
+const SENSITIVE_KEY = /pass(word|wd|phrase)?$|secret|token|private.?key|-key(-data)?$|\.key$|^key$|credential|api[-_]?key|access[-_]?key/i;
+/** Settings about a secret, not secrets: `tokenTTL`, `sessionTimeout`, `tokenExpirySeconds` ... */
+const SETTING_KEY = /(?:ttl|timeout|seconds|minutes|hours|interval|duration|period)$/i;
 /** Keys that name or point at a secret rather than hold one (`credentialsName`, `secretRef` ...). */
 const REFERENCE_KEY = /(?:Name|Ref|Namespace|Path|File|Selector|Template|Regex)$/;
 /**
@@ -531,6 +533,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     if (on('encryption') && !encAllowed(k, o.namespace, o.name)) {
       const sops = isObj(d.sops);
       const plain: string[] = [];
+      let isCatalogue = false;
       if (k === 'Secret' && o.apiVersion === 'v1') {
         for (const section of ['data', 'stringData']) {
           const m = d[section];
@@ -540,10 +543,25 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
         }
       } else if (o.group !== 'baremetal-krm.dev' && (k === 'VariableCatalogue' || /Catalogue$/.test(k))) {
         collectSensitive(d, [], plain);
+        isCatalogue = true;
       }
-      if (plain.length > 0 && !(sops && plain.length === 0)) {
+      // ENC[...] values without the sops: block (which holds the data key) cannot be decrypted
+      if (!sops && body.includes('ENC[')) {
+        const enc: string[] = [];
+        collectEncrypted(d, [], enc);
+        if (enc.length > 0)
+          report('encryption', `${o.id} has ${enc.length} sops-encrypted value(s) (${enc.slice(0, 5).join(', ')}${enc.length > 5 ? ` and ${enc.length - 5} more` : ''}) but no sops: block, which holds the data key: nothing can decrypt them; commit the file exactly as sops wrote it (with its sops: block) or encrypt it again`, {
+            object: o,
+            field: enc[0],
+            path: enc[0]!.split('.'),
+          });
+      }
+      if (plain.length > 0) {
         const shown = plain.slice(0, 5).join(', ') + (plain.length > 5 ? ` and ${plain.length - 5} more` : '');
-        report('encryption', `${o.id} holds ${plain.length} plaintext secret value(s) (${shown})${sops ? ' outside its sops-encrypted fields' : ''}: encrypt it with sops (e.g. sops --encrypt --encrypted-regex '^(data|stringData)$'), or list it in spec.encryption.allow`, {
+        // a catalogue: encrypt just the flagged keys (named by a regex sops matches against key names)
+        const keys = [...new Set(plain.map((p) => p.split('.').pop()!).filter((x) => !/^\d+$/.test(x)))].sort();
+        const regex = isCatalogue ? `^(${keys.map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$` : '^(data|stringData)$';
+        report('encryption', `${o.id} holds ${plain.length} plaintext secret value(s) (${shown})${sops ? ' outside its sops-encrypted fields' : ''}: encrypt it with sops (e.g. sops --encrypt --encrypted-regex '${regex}'), or list it in spec.encryption.allow`, {
           object: o,
           field: plain[0],
           path: plain[0]!.split('.'),
@@ -681,8 +699,22 @@ function collectSensitive(v: unknown, path: string[], out: string[]): void {
     for (const [k, x] of Object.entries(v)) {
       if (k === 'sops' && path.length === 0) continue;
       if (k === 'metadata' && path.length === 0) continue;
-      if (typeof x === 'string' && SENSITIVE_KEY.test(k) && !REFERENCE_KEY.test(k) && x !== '' && !isEncrypted(x)) out.push([...path, k].join('.'));
+      // a number is a plaintext secret too (`password: 12345`)
+      if ((typeof x === 'string' || typeof x === 'number') && SENSITIVE_KEY.test(k) && !REFERENCE_KEY.test(k) && !SETTING_KEY.test(k) && x !== '' && !isEncrypted(x)) out.push([...path, k].join('.'));
       else collectSensitive(x, [...path, k], out);
+    }
+  }
+}
+
+/** Dotted paths of `ENC[...]` values (sops ciphertext), outside metadata and sops. */
+function collectEncrypted(v: unknown, path: string[], out: string[]): void {
+  if (out.length > 1000) return;
+  if (Array.isArray(v)) v.forEach((x, i) => collectEncrypted(x, [...path, String(i)], out));
+  else if (isObj(v)) {
+    for (const [k, x] of Object.entries(v)) {
+      if (path.length === 0 && (k === 'sops' || k === 'metadata')) continue;
+      if (isEncrypted(x)) out.push([...path, k].join('.'));
+      else collectEncrypted(x, [...path, k], out);
     }
   }
 }
