@@ -59,6 +59,16 @@ function kustomizeFile(name: string, plan: string, resources: string[]): Record<
   };
 }
 
+/** The owners (`phase-plan-expand/<plan>`) of the generated items in the input, sorted. */
+function generatedOwners(items: readonly KubeObject[]): string[] {
+  const owners = new Set<string>();
+  for (const o of items) {
+    const g = o.annotations[GENERATED_BY];
+    if (g && g.startsWith(OWNER + '/')) owners.add(g);
+  }
+  return [...owners].sort();
+}
+
 /** The bundle as one plan sees it: its own management cluster. */
 function planBundle(b: Bundle, a: PlanAnalysis): Bundle {
   if (a.management === b.management) return b;
@@ -98,7 +108,15 @@ export const definition: FunctionDefinition<Spec> = {
   run(ctx) {
     const planObjs = ctx.ofKind('PhasePlan', AIRSHIP_GROUP);
     if (planObjs.length === 0) {
-      ctx.results.info('no PhasePlan (airshipit.org) in the input: nothing to validate or expand', { rule: 'plan/none' });
+      // removing the last plan removes what it generated, like removing any plan
+      const gone = generatedOwners(ctx.items);
+      for (const g of gone) ctx.pruneGenerated(g);
+      ctx.results.info(
+        gone.length === 0
+          ? 'no PhasePlan (airshipit.org) in the input: nothing to validate or expand'
+          : `no PhasePlan (airshipit.org) in the input: removed the items generated for ${gone.map((g) => g.slice(OWNER.length + 1)).join(', ')}`,
+        { rule: 'plan/none' },
+      );
       return;
     }
     const spec = ctx.spec;
@@ -337,11 +355,6 @@ export const definition: FunctionDefinition<Spec> = {
       ctx.reconcile(owner, desired);
     }
     // plans that went away (or are no longer selected): their items go too
-    const owners = new Set<string>();
-    for (const o of ctx.items) {
-      const g = o.annotations[GENERATED_BY];
-      if (g && g.startsWith(OWNER + '/')) owners.add(g);
-    }
-    for (const g of [...owners].sort()) if (!keepOwners.has(g)) ctx.pruneGenerated(g);
+    for (const g of generatedOwners(ctx.items)) if (!keepOwners.has(g)) ctx.pruneGenerated(g);
   },
 };
