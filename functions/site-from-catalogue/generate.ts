@@ -399,6 +399,13 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
         'hardwareProfile',
         'host/unknown-profile',
       );
+    else if (inputs.profiles.get(profile)!.empty) {
+      const p = inputs.profiles.get(profile)!;
+      ctx.results.error(
+        `host ${h.name}: hardwareProfile "${profile}" is empty (hardwareProfile: {} in VariableCatalogue ${p.source?.name ?? 'hardwareprofile-' + profile}); airshipctl fails with "can't find hardwareProfile ${profile}": give the profile firmware and/or raid, or drop hardwareProfile from host ${h.name} to use the default`,
+        { object: p.source ?? h.source, field: p.source ? 'hardwareProfile' : h.field ? `${h.field}.hardwareProfile` : 'hardwareProfile', rule: 'host/empty-profile' },
+      );
+    }
     const macs = isMap(e.macAddresses) ? e.macAddresses : {};
     for (const [link, m] of Object.entries(macs)) {
       if (!linkIds.has(link))

@@ -37,6 +37,8 @@ export interface Profile {
   firmware?: unknown;
   raid?: unknown;
   source?: KubeObject;
+  /** `hardwareProfile: {}`: the template's `if not $hardwareProfile` fails on it */
+  empty?: boolean;
 }
 
 export function isMap(v: unknown): v is Json {
@@ -105,7 +107,7 @@ export function readInputs<S>(ctx: Context<S>, extra: KubeObject[] = []): Inputs
       // airshipctl convention: VariableCatalogue hardwareprofile-<name> feeds values.hardwareProfiles.<name>
       const name = o.name.replace(/^hardwareprofile-/, '');
       const hp = d.hardwareProfile;
-      profiles.set(name, { name, firmware: hp.firmware, raid: hp.raid, source: o });
+      profiles.set(name, { name, firmware: hp.firmware, raid: hp.raid, source: o, empty: Object.keys(hp).length === 0 });
     }
   }
 
