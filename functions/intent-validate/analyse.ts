@@ -473,27 +473,35 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
       fact.hardwareSource = hw.source;
       fact.hardware = hostHardware(hw.data, hw.kind);
     }
-    const wanted = o.labels['baremetal-krm.dev/hardware-profile'] ?? o.annotations['baremetal-krm.dev/hardware-profile'];
+    const byLabel = o.labels['baremetal-krm.dev/hardware-profile'];
+    const wanted = byLabel ?? o.annotations['baremetal-krm.dev/hardware-profile'];
+    // where the profile was asked for: the label, else the annotation
+    const wantedAt = byLabel !== undefined ? 'labels' : 'annotations';
+    const byAnnotation = new Set<HostFact['profiles'][number]>();
     for (const c of classifications) {
       // a HardwareClassification only classifies hosts of its own namespace (as the controller)
       if ((c.namespace ?? '') !== (o.namespace ?? '')) continue;
-      const assigned = wanted === c.name || Object.prototype.hasOwnProperty.call(o.labels, `hardwareclassification.metal3.io/${c.name}`);
-      if (!assigned) continue;
+      const byHwccLabel = Object.prototype.hasOwnProperty.call(o.labels, `hardwareclassification.metal3.io/${c.name}`);
+      if (wanted !== c.name && !byHwccLabel) continue;
       const failures = fact.hardware ? matchClassification(c.get('spec.hardwareCharacteristics'), fact.hardware) : ['no hardware inventory'];
-      fact.profiles.push({ kind: 'HardwareClassification', name: c.name, matched: failures.length === 0, failures });
+      const entry = { kind: 'HardwareClassification', name: c.name, matched: failures.length === 0, failures };
+      fact.profiles.push(entry);
+      if (!byHwccLabel && wantedAt === 'annotations') byAnnotation.add(entry);
     }
     for (const p of profiles) {
       const sel = p.get('spec.selector.matchLabels');
       const bySelector = isObj(sel) && Object.keys(sel).length > 0 && Object.entries(sel).every(([k, v]) => o.labels[k] === String(v));
       if (wanted !== p.name && !bySelector) continue;
       const failures = fact.hardware ? matchProfile(p.get('spec'), fact.hardware) : ['no hardware inventory'];
-      fact.profiles.push({ kind: 'HardwareProfile', name: p.name, matched: failures.length === 0, failures });
+      const entry = { kind: 'HardwareProfile', name: p.name, matched: failures.length === 0, failures };
+      fact.profiles.push(entry);
+      if (!bySelector && wantedAt === 'annotations') byAnnotation.add(entry);
     }
     if (wanted && !fact.profiles.some((x) => x.name === wanted) && on('reference'))
-      report('reference', `${o.id} asks for hardware profile ${wanted}, but no HardwareProfile or HardwareClassification of that name is in the input: add it or fix the label`, {
+      report('reference', `${o.id} asks for hardware profile ${wanted}, but no HardwareProfile or HardwareClassification of that name is in the input: add it or fix the ${wantedAt === 'labels' ? 'label' : 'annotation'}`, {
         object: o,
-        field: 'metadata.labels.baremetal-krm.dev/hardware-profile',
-        path: ['metadata', 'labels', 'baremetal-krm.dev/hardware-profile'],
+        field: `metadata.${wantedAt}.baremetal-krm.dev/hardware-profile`,
+        path: ['metadata', wantedAt, 'baremetal-krm.dev/hardware-profile'],
       });
     for (const pr of fact.profiles) {
       if (pr.matched) continue;
@@ -502,7 +510,10 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
         pr.failures[0] === 'no hardware inventory'
           ? `${o.id} must match ${pr.kind} ${pr.name} but has no hardware inventory (no status.hardware, HardwareData or HardwareInventory): inspect the host or add its HardwareInventory`
           : `${o.id} does not match ${pr.kind} ${pr.name} (hardware from ${fact.hardwareSource}): ${pr.failures.join('; ')}. Fix the host's hardware or assign another profile`,
-        { object: o, field: 'metadata.labels', path: ['metadata', 'labels'] },
+        // asked for by the annotation (not a label or selector): point at the annotation
+        byAnnotation.has(pr)
+          ? { object: o, field: 'metadata.annotations.baremetal-krm.dev/hardware-profile', path: ['metadata', 'annotations', 'baremetal-krm.dev/hardware-profile'] }
+          : { object: o, field: 'metadata.labels', path: ['metadata', 'labels'] },
       );
     }
     hostFacts.push(fact);

@@ -120,3 +120,24 @@ describe('yaml-ambiguous and block scalars', () => {
     expect(f.map((x) => `${x.rule} ${x.field}`)).toEqual(['yaml-ambiguous spec.containers[0].tty']);
   });
 });
+
+describe('hardware profile asked for by annotation', () => {
+  it('points at the annotation (field and line), for a failing profile and for a missing one', async () => {
+    const dir = join(tmp, 'anno');
+    mkdirSync(dir, { recursive: true });
+    const host = (name: string, profile: string): string =>
+      `apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: ${name}\n  namespace: s\n  labels:\n    role: worker\n  annotations:\n    baremetal-krm.dev/hardware-profile: ${profile}\nspec:\n  online: true\nstatus:\n  hardware:\n    ramMebibytes: 8192\n`;
+    const profile = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: HardwareProfile\nmetadata:\n  name: big\nspec:\n  memory:\n    minGiB: 64\n';
+    const file = join(dir, 'hosts.yaml');
+    writeFileSync(file, [host('h1', 'big'), host('h2', 'missing'), profile].join('---\n'));
+    const r = await cli(['--quiet', file]);
+    expect(r.code).toBe(1);
+    const lines = r.err.split('\n').filter((l) => l.includes('error:'));
+    // line 9 of the first document; the second starts on line 16 (14 lines and a ---), so 16 + 9 - 1 = 24
+    expect(lines.map((l) => l.replace(/: error: (\S+) (\S+):.*/, ' $1 $2').replace(file, 'F'))).toEqual([
+      'F:9 BareMetalHost/s/h1 metadata.annotations.baremetal-krm.dev/hardware-profile',
+      'F:24 BareMetalHost/s/h2 metadata.annotations.baremetal-krm.dev/hardware-profile',
+    ]);
+    expect(r.err).toContain('no HardwareProfile or HardwareClassification of that name is in the input: add it or fix the annotation');
+  });
+});
