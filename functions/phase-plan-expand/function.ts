@@ -101,7 +101,7 @@ export const definition: FunctionDefinition<Spec> = {
     'plan/dependency-cycle, plan/shape, plan/empty, plan/validation-executor, plan/before-move (warning), plan/flux-cluster-gone (warning), plan/gate (info),',
     'phase/no-executor, phase/unknown-executor-kind, phase/executor-not-found, phase/no-entrypoint, phase/entrypoint-outside,',
     'phase/unknown-cluster, clustermap/unknown-parent, clustermap/parent-cycle, clustermap/multiple, clustermap/several-roots,',
-    'metadata/conflict, config/management-cluster, flux/unsupported-condition, flux/name-collision.',
+    'metadata/conflict, config/management-cluster, flux/unsupported-condition, flux/name-collision, plan/name-collision.',
     `Graph extension: a plan entry may carry \`id\` and \`dependsOn: [step id or phase]\`, and a Phase the annotation`,
     `${ANN_PREFIX}depends-on: "a,b"; then steps run by their dependencies instead of in list order.`,
   ].join('\n'),
@@ -175,10 +175,26 @@ export const definition: FunctionDefinition<Spec> = {
     const analyses: { obj: KubeObject; a: PlanAnalysis; owner: string }[] = [];
     const planErrorsBefore = ctx.results.list.filter((r) => r.severity === 'error').length;
     const usedNames = new Map<string, string>();
+    const planDirs = new Map<string, KubeObject>();
+    const shown = (o: KubeObject) => (o.namespace ? `${o.namespace}/${o.name}` : o.name);
     for (const obj of sorted) {
       const findings: Finding[] = [];
       const prefix = dnsName(obj.name);
       const a = analysePlan(bundle, settings, obj, cache, findings, prefix);
+      // two plans with one DNS name share the output folder, the report and the Kustomization names:
+      // the later one (by namespace.name) generates nothing
+      const first = planDirs.get(prefix);
+      if (first) {
+        findings.push({
+          severity: 'error',
+          rule: 'plan/name-collision',
+          message: `PhasePlan ${shown(obj)}: its output (folder ${outputDir}/${prefix}, report ${dnsName(`${obj.name}-plan-report`)}, Kustomizations ${prefix}-*) would overwrite that of PhasePlan ${shown(first)}: both names become "${prefix}"${obj.name === first.name ? ' (the output does not carry the namespace)' : ' once made DNS-1123'}; rename one of them. Nothing is generated for ${shown(obj)}`,
+          object: obj,
+          field: 'metadata.name',
+          plan: obj.name,
+        });
+        a.errors++;
+      } else planDirs.set(prefix, obj);
       const pb = planBundle(bundle, a);
       if (rc.jobMode && a.errors === 0) {
         const inPlan = new Map(a.steps.filter((x) => x.ksName).map((x) => [x.ksName!, x]));
@@ -223,7 +239,7 @@ export const definition: FunctionDefinition<Spec> = {
         }
       }
       // Kustomization names must be unique across plans too
-      for (const st of a.steps) {
+      for (const st of first ? [] : a.steps) {
         if (!st.ksName) continue;
         const other = usedNames.get(st.ksName);
         if (other && other !== planKey(obj)) {
