@@ -250,7 +250,9 @@ export function normalizeSystem(raw: RawSystem, bmc: HardwareInventorySpec['bmc'
 
   // NICs
   const hints = bootHints(raw);
-  const seenMac = new Set<string>();
+  // physical or not from the interface's own properties (nicType), never from the order: a VLAN
+  // copy shares its parent's MAC, and two physical NICs sharing one are both kept (host-policy
+  // then never boots from that MAC)
   for (const e of raw.ethernet) {
     const id = str(e.Id);
     const mac = normalizeMac(e.MACAddress) ?? normalizeMac(e.PermanentMACAddress);
@@ -270,8 +272,6 @@ export function normalizeSystem(raw: RawSystem, bmc: HardwareInventorySpec['bmc'
       if (mine.some((h) => h.http)) nic.httpBoot = true;
       nic.bootPriority = Math.min(...mine.map((h) => h.priority));
     }
-    if (t === 'physical' && seenMac.has(mac)) nic.type = 'virtual';
-    seenMac.add(mac);
     out.nics.push(nic);
   }
   out.nics.sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
