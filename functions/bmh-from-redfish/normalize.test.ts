@@ -46,3 +46,24 @@ describe('NICs: physical or virtual from the interface itself, not from the orde
     expect(chooseBootMac([shared[0]!, { ...shared[1]!, type: 'virtual' as const }]).mac).toBe('52:54:00:00:00:01');
   });
 });
+
+describe('disks: the same output whatever order the drives answered in', () => {
+  const d = (ctl: string, serial: string, extra: Json = {}) => ({
+    path: `/redfish/v1/Systems/1/Storage/${ctl}/Drives/0`,
+    controllerProtocols: [],
+    drive: { Id: '0', MediaType: 'SSD', CapacityBytes: 480e9, SerialNumber: serial, ...extra },
+  });
+  it('two controllers each with drive "0", answering in both orders: same disks, same root disk hint', () => {
+    const a = normalizeSystem(raw({ drives: [d('RAID1', 'SER-A'), d('RAID2', 'SER-B')] }), bmc);
+    const b = normalizeSystem(raw({ drives: [d('RAID2', 'SER-B'), d('RAID1', 'SER-A')] }), bmc);
+    expect(b.disks).toEqual(a.disks);
+    expect(a.disks.map((x) => x.serialNumber)).toEqual(['SER-A', 'SER-B']);
+    expect(chooseRootDisk(b.disks, 20).hints).toEqual({ serialNumber: 'SER-A' });
+    expect(chooseRootDisk(a.disks, 20).hints).toEqual({ serialNumber: 'SER-A' });
+  });
+  it('and the smaller disk still wins over the path order', () => {
+    const drives = [d('RAID1', 'SER-A'), d('RAID2', 'SER-B', { CapacityBytes: 240e9 })];
+    for (const order of [drives, [...drives].reverse()])
+      expect(chooseRootDisk(normalizeSystem(raw({ drives: order }), bmc).disks, 20).hints).toEqual({ serialNumber: 'SER-B' });
+  });
+});

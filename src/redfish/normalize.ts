@@ -227,7 +227,10 @@ export function normalizeSystem(raw: RawSystem, bmc: HardwareInventorySpec['bmc'
       if (id) volumeCount.set(id, (volumeCount.get(id) ?? 0) + 1);
     }
   }
-  for (const d of raw.drives) {
+  // drive Ids repeat across controllers (`Storage/RAID1/Drives/0`, `Storage/RAID2/Drives/0`) and
+  // drives arrive in completion order: by full path first, so equal names keep a stable order
+  const drives = [...raw.drives].sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+  for (const d of drives) {
     const disk = diskFrom(d.path, d.drive, d.controllerProtocols, volumeCount);
     if (disk) out.disks.push(disk);
   }
