@@ -66,11 +66,23 @@ function parseJsonPath(jp: string): { before: string[]; filter?: { key: string; 
   return filter ? { before, filter, after } : { before, after };
 }
 
-/** `has(a.b) && has(a.b.c)` guards for a field path rooted at a CEL variable. */
-function guards(root: string, path: string[]): string[] {
-  const g: string[] = [];
-  for (let i = 1; i <= path.length; i++) g.push(`has(${[root, ...path.slice(0, i)].join('.')})`);
-  return g;
+/** CEL reserved words: never a bare identifier or field selection (`status.in` does not parse). */
+const CEL_RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+const plainField = (seg: string) => IDENT.test(seg) && !CEL_RESERVED.has(seg);
+/** `base.seg`, or `base['seg']` for a reserved word. */
+const select = (base: string, seg: string) => (plainField(seg) ? `${base}.${seg}` : `${base}[${celString(seg)}]`);
+/** `has(base.seg)`, or `'seg' in base` (map key test) for a reserved word. */
+const present = (base: string, seg: string) => (plainField(seg) ? `has(${base}.${seg})` : `${celString(seg)} in ${base}`);
+
+/** The field path below a CEL variable: its presence guards, outermost first, and the access expression. */
+function fieldPath(root: string, path: string[]): { guards: string[]; expr: string } {
+  const guards: string[] = [];
+  let expr = root;
+  for (const seg of path) {
+    guards.push(present(expr, seg));
+    expr = select(expr, seg);
+  }
+  return { guards, expr };
 }
 
 /**
@@ -80,22 +92,20 @@ function guards(root: string, path: string[]): string[] {
  */
 export function conditionToCel(jsonPath: string, value: string | undefined): string | undefined {
   const p = parseJsonPath(jsonPath);
-  if (!p || !p.before.every((s) => IDENT.test(s))) return undefined;
+  // the root is a CEL variable (a top-level field of the object): a reserved word cannot name it
+  if (!p || !plainField(p.before[0]!)) return undefined;
   const [root, ...rest] = p.before as [string, ...string[]];
-  if (!p.filter) {
-    const full = [root, ...rest].join('.');
-    if (rest.length === 0) return value === undefined ? undefined : `${root} == ${celString(value)}`;
-    const g = guards(root, rest);
-    return value === undefined ? g.join(' && ') : [...g, celEquals(full, value)].join(' && ');
-  }
-  const list = [root, ...rest].join('.');
-  const inner: string[] = [`e.${p.filter.key} == ${celString(p.filter.value)}`];
+  // a whole top-level field (`{.status}`) compared with a value: airshipctl prints the object, never a match
+  if (!p.filter && rest.length === 0) return undefined;
+  const { guards, expr } = fieldPath(root, rest);
+  if (!p.filter) return value === undefined ? guards.join(' && ') : [...guards, celEquals(expr, value)].join(' && ');
+  const inner: string[] = [`${select('e', p.filter.key)} == ${celString(p.filter.value)}`];
   if (p.after.length > 0) {
-    inner.push(...guards('e', p.after));
-    if (value !== undefined) inner.push(celEquals(`e.${p.after.join('.')}`, value));
+    const after = fieldPath('e', p.after);
+    inner.push(...after.guards);
+    if (value !== undefined) inner.push(celEquals(after.expr, value));
   } else if (value !== undefined) return undefined;
-  const g = rest.length > 0 ? guards(root, rest) : [];
-  return [...g, `${list}.exists(e, ${inner.join(' && ')})`].join(' && ');
+  return [...guards, `${expr}.exists(e, ${inner.join(' && ')})`].join(' && ');
 }
 
 export interface WaitPlan {

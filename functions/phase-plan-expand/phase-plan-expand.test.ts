@@ -74,6 +74,13 @@ describe('helpers', () => {
     expect(conditionToCel('{.status.readyReplicas}', '3')).toBe("has(status.readyReplicas) && string(status.readyReplicas) == '3'");
     expect(conditionToCel('{.status.ratio}', '-1.5e3')).toBe("has(status.ratio) && string(status.ratio) == '-1.5e3'");
     expect(conditionToCel('{.status.v}', '03')).toBe("has(status.v) && status.v == '03'");
+    // CEL reserved words are never bare identifiers: index access and a map key test instead
+    expect(conditionToCel('{.status.in.null}', 'x')).toBe("'in' in status && 'null' in status['in'] && status['in']['null'] == 'x'");
+    expect(conditionToCel("{.status.conditions[?(@.true=='a')].false}", 'b')).toBe(
+      "has(status.conditions) && status.conditions.exists(e, e['true'] == 'a' && 'false' in e && e['false'] == 'b')",
+    );
+    expect(conditionToCel('{.in.x}', 'a')).toBeUndefined(); // a reserved word cannot be the root variable
+    expect(conditionToCel('{.status}', 'Ready')).toBeUndefined(); // the whole object never equals a value
     expect(conditionToCel('{.status.items[0].name}', 'a')).toBeUndefined();
     expect(conditionToCel('{range .items[*]}{.x}{end}', undefined)).toBeUndefined();
   });
