@@ -133,9 +133,14 @@ function mac(v: string): string {
 
 /** BMC address as `host[:port]/system-path` without the driver scheme. */
 export function bmcKey(address: string): string {
-  const m = /^(?:[a-z0-9-]+(?:\+[a-z0-9-]+)?:\/\/)?([^/]+)(\/.*)?$/i.exec(address.trim());
+  const m = /^(?:([a-z0-9-]+(?:\+[a-z0-9-]+)?):\/\/)?([^/]+)(\/.*)?$/i.exec(address.trim());
   if (!m) return address.trim().toLowerCase();
-  return m[1]!.toLowerCase() + (m[2] ?? '').replace(/\/+$/, '');
+  // the scheme's default port is the same BMC as no port: http 80, ipmi 623, https (every
+  // other Metal3 driver: redfish, idrac, ilo, ... default to https) 443
+  const scheme = (m[1] ?? '').toLowerCase();
+  const port = /^(?:http|[a-z0-9-]+\+http)$/.test(scheme) ? '80' : scheme === 'ipmi' ? '623' : '443';
+  const host = m[2]!.toLowerCase().replace(new RegExp(`:${port}$`), '');
+  return host + (m[3] ?? '').replace(/\/+$/, '');
 }
 
 const SENSITIVE_KEY = /pass(word|wd|phrase)?$|secret|token|private.?key|-key(-data)?$|\.key$|^key$|credential|api[-_]?key|access[-_]?key/i;

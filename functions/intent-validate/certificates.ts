@@ -115,7 +115,7 @@ export function checkCertificates(
       facts.push(fact);
       const who = `certificate "${subject}" (issuer "${issuer}") in ${o.id} ${where}`;
       if (notAfter < opts.now)
-        findings.push({ rule: 'certificate-expired', message: `${who} expired on ${na} (${-daysLeft} days ago): renew it and commit the new certificate`, object: o, field: dotted(path), path });
+        findings.push({ rule: 'certificate-expired', message: `${who} expired on ${na} (${Math.floor((opts.now - notAfter) / DAY)} days ago): renew it and commit the new certificate`, object: o, field: dotted(path), path });
       else if (notBefore > opts.now)
         findings.push({ rule: 'certificate-not-yet-valid', message: `${who} is not valid before ${nb}: check the issuer's clock or reissue it`, object: o, field: dotted(path), path });
       else if (daysLeft < opts.warnDays)

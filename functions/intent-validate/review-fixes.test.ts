@@ -1,5 +1,5 @@
 /** Regression tests for the bugs a review found (each fails before its fix). */
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -139,5 +139,37 @@ describe('hardware profile asked for by annotation', () => {
       'F:24 BareMetalHost/s/h2 metadata.annotations.baremetal-krm.dev/hardware-profile',
     ]);
     expect(r.err).toContain('no HardwareProfile or HardwareClassification of that name is in the input: add it or fix the annotation');
+  });
+});
+
+describe('BMC addresses: the default port is no port', () => {
+  it('10.0.0.1:443/... and 10.0.0.1/... over https are one BMC; :80 over http too; another port is another BMC', async () => {
+    const f = await findings(
+      [
+        bmh('s', 'a', '52:54:00:00:00:01', 'redfish+https://10.0.0.1:443/redfish/v1/Systems/1'),
+        bmh('s', 'b', '52:54:00:00:00:02', 'redfish-virtualmedia://10.0.0.1/redfish/v1/Systems/1/'),
+        bmh('s', 'c', '52:54:00:00:00:03', 'redfish+http://10.0.0.2:80/redfish/v1/Systems/1'),
+        bmh('s', 'd', '52:54:00:00:00:04', 'redfish+http://10.0.0.2/redfish/v1/Systems/1'),
+        bmh('s', 'e', '52:54:00:00:00:05', 'redfish+https://10.0.0.2:8443/redfish/v1/Systems/1'),
+      ].join('---\n'),
+      { rules: { ...dupOnly.rules, 'plain-http-bmc': { severity: 'off' } } },
+    );
+    expect(f.map((x) => x.message.replace(/ \(BareMetalHost.*/, ''))).toEqual([
+      'BMC address redfish-virtualmedia://10.0.0.1/redfish/v1/Systems/1/ of BareMetalHost s/b is also the BMC of BareMetalHost s/a',
+      'BMC address redfish+http://10.0.0.2/redfish/v1/Systems/1 of BareMetalHost s/d is also the BMC of BareMetalHost s/c',
+    ]);
+  });
+});
+
+describe('certificate expired N days ago', () => {
+  it('counts whole days since notAfter (1 hour after is 0 days ago, 1 day and 1 hour after is 1)', async () => {
+    // ConfigMap site-a/trusted-ca of the certificates case: CN=other, notAfter 2026-12-10T06:58:01Z
+    const all = readInput(readFileSync(join(import.meta.dirname, 'testdata/certificates/input.yaml'), 'utf8')).items;
+    const cm = all.filter((o) => o.kind === 'ConfigMap' && o.name === 'trusted-ca');
+    const notAfter = Date.parse('2026-12-10T06:58:01Z');
+    const at = async (ms: number): Promise<string | undefined> =>
+      (await analyse(cm, { now: new Date(notAfter + ms).toISOString() })).findings.find((x) => x.rule === 'certificate-expired')?.message;
+    expect(await at(3_600_000)).toMatch(/expired on 2026-12-10T06:58:01Z \(0 days ago\)/);
+    expect(await at(86_400_000 + 3_600_000)).toMatch(/\(1 days ago\)/);
   });
 });
