@@ -114,6 +114,18 @@ describe('policies', () => {
 });
 
 describe('generate mode edges', () => {
+  it('an inventory whose bmc.address carries a password: an error, no BareMetalHost, the password nowhere in items or results', async () => {
+    const inv = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: HardwareInventory\nmetadata:\n  name: n1\nspec:\n  bmc:\n    address: https://root:hunter2@10.0.0.5\n    systemPath: /redfish/v1/Systems/1\n  system: {}\n  disks: []\n  nics: []\n';
+    const r = await runFunction(definition, resourceList([inv]), {});
+    expect(r.exitCode).toBe(1);
+    const errs = r.results.filter((x) => x.severity === 'error');
+    expect(errs.map((x) => [x.message, x.field?.path])).toEqual([
+      ['HardwareInventory n1: spec.bmc.address carries a user name or password; remove them (credentials belong in the BMC Secret) or re-run discover', 'spec.bmc.address'],
+    ]);
+    expect(itemsStream(r.output)).not.toMatch(/kind: BareMetalHost/);
+    expect(JSON.stringify(r.results) + r.stderr).not.toContain('hunter2');
+  });
+
   it('with no inventory items changes nothing', async () => {
     const cm = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  a: "1"\n';
     const r = await runFunction(definition, resourceList([cm]), {});

@@ -68,8 +68,18 @@ function readCredentialsFile(path: string): Record<string, Credentials> {
   return out;
 }
 
+/** An address as results may show it: anything up to the last `@` (a user name or password) replaced by `***`. */
+export function redactAddress(address: string): string {
+  return address.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^]*@/i, '$1***@');
+}
+
+export class UserinfoError extends Error {}
+
 export function parseAddress(address: string): { origin: string; systemPath?: string } {
   const raw = /^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `https://${address}`;
+  // before parsing: a URL error must not quote a password either
+  if (/^[a-z][a-z0-9+.-]*:\/\/[^?#]*@/i.test(raw))
+    throw new UserinfoError('it carries a user name or password; remove them from the address and give the credentials in env BMC_USERNAME / BMC_PASSWORD (or BMC_<NAME>_USERNAME / _PASSWORD) or a credentialsFile');
   const u = new URL(raw);
   if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error(`scheme ${u.protocol} is not http or https`);
   const p = normalizePath(u.pathname);
@@ -149,7 +159,8 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
         caFile: b.caFile,
       });
     } catch (e) {
-      ctx.results.error(`bmcs[${i}]: address "${b.address}" is not usable (${(e as Error).message}); write https://host[:port][/redfish/v1/Systems/<id>]`, { object: fc, field, rule: 'discover/bad-address' });
+      if (e instanceof UserinfoError) ctx.results.error(`bmcs[${i}]: address "${redactAddress(b.address)}" is refused: ${e.message}`, { object: fc, field, rule: 'discover/credentials-in-address' });
+      else ctx.results.error(`bmcs[${i}]: address "${redactAddress(b.address)}" is not usable (${(e as Error).message}); write https://host[:port][/redfish/v1/Systems/<id>]`, { object: fc, field, rule: 'discover/bad-address' });
     }
   });
 

@@ -203,6 +203,33 @@ describe('fault classes through the simulator', () => {
     expect(byRule(r.results, 'discover/range')[0]!.message).toBe(`ranges[0] 127.0.0.0/30: 1 Redfish service(s) on port ${b.port} among 2 addresses`);
   });
 
+  it('an address with a user name or password is refused, never contacted, and never echoed', async () => {
+    const b = await bmc();
+    const good = await bmc();
+    const withUserinfo = b.url.replace('://', `://admin:${ENV.BMC_PASSWORD}@`);
+    const bmcs = [
+      { address: withUserinfo, name: 'n1' },
+      { address: `admin:${ENV.BMC_PASSWORD}@127.0.0.1:${b.port}`, name: 'n2' },
+      { address: `https://admin:${ENV.BMC_PASSWORD}/x@10.0.0.5`, name: 'n3' },
+      { address: good.url, name: 'good' },
+    ];
+    const cfg = JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata: { name: 'd' }, spec: { mode: 'discover', timeoutSeconds: 1, bmcs } });
+    const r = await runFunction(definition, resourceList([], cfg), ENV);
+    // (the ResourceList's functionConfig is the caller's own input, echoed by the runtime)
+    expect(itemsStream(r.output)).not.toContain(ENV.BMC_PASSWORD);
+    expect(r.stderr).not.toContain(ENV.BMC_PASSWORD);
+    expect(r.exitCode).toBe(1);
+    const fix = 'it carries a user name or password; remove them from the address and give the credentials in env BMC_USERNAME / BMC_PASSWORD (or BMC_<NAME>_USERNAME / _PASSWORD) or a credentialsFile';
+    expect(r.results.filter((x) => x.severity === 'error').map((x) => [x.message, x.field?.path, x.tags?.rule])).toEqual([
+      [`bmcs[0]: address "http://***@127.0.0.1:${b.port}" is refused: ${fix}`, 'spec.bmcs[0].address', 'discover/credentials-in-address'],
+      [`bmcs[1]: address "***@127.0.0.1:${b.port}" is refused: ${fix}`, 'spec.bmcs[1].address', 'discover/credentials-in-address'],
+      [`bmcs[2]: address "https://***@10.0.0.5" is refused: ${fix}`, 'spec.bmcs[2].address', 'discover/credentials-in-address'],
+    ]);
+    expect(JSON.stringify(r.results)).not.toContain(ENV.BMC_PASSWORD);
+    expect(inventoryNames(r.output)).toEqual(['good']);
+    expect(b.log).toEqual([]);
+  });
+
   it('range origins are written like bmcs[] origins: default ports dropped', () => {
     expect(rangeOrigin('https', '10.0.0.5', 443)).toBe(parseAddress('10.0.0.5').origin);
     expect(rangeOrigin('https', '10.0.0.5', 443)).toBe(parseAddress('https://10.0.0.5:443/redfish/v1/Systems/1').origin);

@@ -103,6 +103,10 @@ export function runGenerate(ctx: Context<Spec>): void {
       ctx.results.error(`HardwareInventory ${name}: spec.bmc.address and spec.bmc.systemPath are required; re-run discover`, { object: item, field: 'spec.bmc', rule: 'generate/bad-inventory' });
       continue;
     }
+    if (/^([a-z][a-z0-9+.-]*:\/\/)?[^?#]*@/i.test(inv.bmc.address)) {
+      ctx.results.error(`HardwareInventory ${name}: spec.bmc.address carries a user name or password; remove them (credentials belong in the BMC Secret) or re-run discover`, { object: item, field: 'spec.bmc.address', rule: 'generate/credentials-in-address' });
+      continue;
+    }
     const dns = dnsName(name);
     if (dns !== name) {
       ctx.results.error(`HardwareInventory ${name}: the name is not DNS-1123 (try "${dns}"); rename the item`, { object: item, field: 'metadata.name', rule: 'generate/bad-name' });
