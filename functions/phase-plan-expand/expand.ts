@@ -91,7 +91,8 @@ export interface PlanAnalysis {
 
 export interface Bundle {
   phases: PhaseDoc[];
-  executors: Map<string, Executor>;
+  /** every executor document by kind|name (airshipctl then selects by group, version and namespace) */
+  executors: Map<string, Executor[]>;
   clusters: Map<string, ClusterEntry>;
   clusterMap?: KubeObject;
   management?: string;
@@ -105,7 +106,7 @@ const execKey = (kind: string, name: string) => `${kind}|${name}`;
 export function readBundle(items: readonly KubeObject[], s: Settings): Bundle {
   const findings: Finding[] = [];
   const phases: PhaseDoc[] = [];
-  const executors = new Map<string, Executor>();
+  const executors = new Map<string, Executor[]>();
   const clusters = new Map<string, ClusterEntry>();
   const maps: KubeObject[] = [];
   const metas: KubeObject[] = [];
@@ -116,7 +117,10 @@ export function readBundle(items: readonly KubeObject[], s: Settings): Bundle {
     else if (o.kind === 'ManifestMetadata') metas.push(o);
     else if (o.kind !== 'PhasePlan') {
       const k = execKey(o.kind, o.name);
-      if (!executors.has(k)) executors.set(k, { obj: o, kind: o.kind, name: o.name, data: o.data });
+      const list = executors.get(k);
+      const ex = { obj: o, kind: o.kind, name: o.name, data: o.data };
+      if (list) list.push(ex);
+      else executors.set(k, [ex]);
     }
   }
   const b: Bundle = { phases, executors, clusters, docPrefix: '', findings };
@@ -221,11 +225,9 @@ export function ancestors(b: Bundle, cluster: string): string[] {
   return out;
 }
 
-function findPhase(b: Bundle, name: string, namespace?: string): PhaseDoc[] {
-  const all = b.phases.filter((p) => p.name === name);
-  if (namespace !== undefined) return all.filter((p) => p.namespace === namespace);
-  const plain = all.filter((p) => p.namespace === undefined);
-  return plain.length > 0 ? plain : all;
+/** The Phases a plan step names: airshipctl selects them by name only, whatever the step's namespace. */
+function findPhase(b: Bundle, name: string): PhaseDoc[] {
+  return b.phases.filter((p) => p.name === name);
 }
 
 interface PhaseCheck {
@@ -251,7 +253,9 @@ export function checkPhase(b: Bundle, s: Settings, p: PhaseDoc, cache: Map<Phase
     });
   } else {
     const group = (ref.apiVersion ?? '').split('/')[0];
-    const ex = b.executors.get(execKey(ref.kind, ref.name));
+    // airshipctl's selector: group, version, kind, name, and the namespace when the ref has one
+    const named = b.executors.get(execKey(ref.kind, ref.name)) ?? [];
+    const ex = named.find((e) => e.obj.apiVersion === ref.apiVersion && (ref.namespace === undefined || e.obj.namespace === ref.namespace));
     const known = EXECUTOR_KINDS[ref.kind];
     if (group !== AIRSHIP_GROUP || !known) {
       r.issues.push({
@@ -268,7 +272,10 @@ export function checkPhase(b: Bundle, s: Settings, p: PhaseDoc, cache: Map<Phase
         severity: 'error',
         rule: 'phase/executor-not-found',
         field: 'config.executorRef.name',
-        message: `Phase ${p.name}: executor ${ref.kind}/${ref.name} found no document in the input; add it or fix config.executorRef`,
+        message:
+          named.length === 0
+            ? `Phase ${p.name}: executor ${ref.kind}/${ref.name} found no document in the input; add it or fix config.executorRef`
+            : `Phase ${p.name}: executor ${ref.apiVersion ?? '(no apiVersion)'} ${ref.kind}/${ref.name}${ref.namespace !== undefined ? ` in namespace ${ref.namespace}` : ''} found no document: airshipctl selects by group, version, kind, name${ref.namespace !== undefined ? ' and namespace' : ''}, and the input has ${named.map((e) => `${e.obj.apiVersion} ${e.obj.id}`).join(', ')}; fix config.executorRef`,
       });
     } else r.executor = ex;
   }
@@ -283,7 +290,8 @@ export function checkPhase(b: Bundle, s: Settings, p: PhaseDoc, cache: Map<Phase
       });
   } else {
     const joined = posix.normalize(posix.join(s.pathPrefix || '.', b.docPrefix || '.', p.documentEntryPoint));
-    if (posix.isAbsolute(p.documentEntryPoint) || joined === '..' || joined.startsWith('../')) {
+    // like Go's filepath.Join (airshipctl), an absolute entry point is joined under the prefix, not an error
+    if (joined === '..' || joined.startsWith('../')) {
       r.issues.push({
         severity: 'error',
         rule: 'phase/entrypoint-outside',
@@ -402,12 +410,12 @@ export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<
       out.push({ severity: 'error', rule: 'plan/shape', message: `PhasePlan ${P} step ${i + 1}: ${e.field}.name is missing; name the Phase to run`, object: obj, field: `${e.field}.name`, plan: P, step: i + 1 });
       return;
     }
-    const found = findPhase(b, e.name, e.namespace);
+    const found = findPhase(b, e.name);
     if (found.length === 0) {
       out.push({
         severity: 'error',
         rule: 'plan/unknown-phase',
-        message: `${at(i + 1, step.id, e.name)}: no Phase named "${e.name}"${e.namespace ? ` in namespace ${e.namespace}` : ''} in the input (document filtered by selector Kind="Phase", Name="${e.name}" found no documents); add the Phase or fix ${e.field}.name`,
+        message: `${at(i + 1, step.id, e.name)}: no Phase named "${e.name}" in the input (document filtered by selector Kind="Phase", Name="${e.name}" found no documents); add the Phase or fix ${e.field}.name`,
         object: obj,
         field: `${e.field}.name`,
         plan: P,
@@ -420,9 +428,9 @@ export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<
       out.push({
         severity: 'error',
         rule: 'plan/ambiguous-phase',
-        message: `${at(i + 1, step.id, e.name)}: ${found.length} Phases are named "${e.name}" (namespaces ${found.map((p) => p.namespace ?? '(none)').join(', ')}); set ${e.field}.namespace`,
+        message: `${at(i + 1, step.id, e.name)}: ${found.length} Phases are named "${e.name}" (namespaces ${found.map((p) => p.namespace ?? '(none)').join(', ')}); airshipctl selects a plan's Phase by name only, whatever the step's namespace, and fails on several: rename all but one of them`,
         object: obj,
-        field: `${e.field}.namespace`,
+        field: `${e.field}.name`,
         plan: P,
         step: i + 1,
         phase: e.name,

@@ -33,7 +33,7 @@ export interface PhaseDoc {
   name: string;
   namespace?: string;
   clusterName?: string;
-  executorRef?: { apiVersion?: string; kind?: string; name?: string };
+  executorRef?: { apiVersion?: string; kind?: string; name?: string; namespace?: string };
   documentEntryPoint?: string;
   siteWideKubeconfig: boolean;
   validation: boolean;
@@ -88,7 +88,11 @@ export function readPhase(obj: KubeObject): PhaseDoc {
   if (obj.namespace) p.namespace = obj.namespace;
   const cn = str(md.clusterName);
   if (cn) p.clusterName = cn;
-  if (ref) p.executorRef = { apiVersion: str(ref.apiVersion), kind: str(ref.kind), name: str(ref.name) };
+  if (ref) {
+    p.executorRef = { apiVersion: str(ref.apiVersion), kind: str(ref.kind), name: str(ref.name) };
+    const ns = str(ref.namespace);
+    if (ns) p.executorRef.namespace = ns;
+  }
   const ep = str(cfg.documentEntryPoint);
   if (ep) p.documentEntryPoint = ep;
   return p;
