@@ -24,7 +24,7 @@ export const definition: FunctionDefinition<Spec> = {
   validateSpec,
   moreHelp: [
     'Rules (tags.rule): catalogue/*, hosts/unknown-host, host/missing-field, host/bad-mac, host/bad-ip, host/unknown-link,',
-    'host/unknown-network, host/unknown-profile, host/missing-ip, host/duplicate-mac, ipam/*, roles/*, credentials/plaintext, credentials/plaintext-secret,',
+    'host/unknown-network, host/unknown-profile, host/empty-profile, host/missing-ip, host/duplicate-mac, ipam/*, network/no-services, roles/*, credentials/plaintext, credentials/plaintext-secret,',
     'credentials/to-create, inventory/*, distil/*, site/*.',
   ].join('\n'),
   run(ctx) {
