@@ -484,8 +484,10 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     const wantedAt = byLabel !== undefined ? 'labels' : 'annotations';
     const byAnnotation = new Set<HostFact['profiles'][number]>();
     for (const c of classifications) {
-      // a HardwareClassification only classifies hosts of its own namespace (as the controller)
-      if ((c.namespace ?? '') !== (o.namespace ?? '')) continue;
+      // a HardwareClassification only classifies hosts of its own namespace (as the controller);
+      // an object without a namespace (a HardwareInventory snapshot, a document whose namespace
+      // kustomize sets later) is not known to be elsewhere
+      if (c.namespace && o.namespace && c.namespace !== o.namespace) continue;
       const byHwccLabel = Object.prototype.hasOwnProperty.call(o.labels, `hardwareclassification.metal3.io/${c.name}`);
       if (wanted !== c.name && !byHwccLabel) continue;
       const failures = fact.hardware ? matchClassification(c.get('spec.hardwareCharacteristics'), fact.hardware) : ['no hardware inventory'];
