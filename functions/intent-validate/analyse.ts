@@ -249,8 +249,12 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   };
   const bmcOwners = new Map<string, { owner: string; obj: KubeObject }>();
   const claimBmc = (value: unknown, owner: string, obj: KubeObject, field: string, path: (string | number)[]): void => {
-    const v = str(value);
-    if (!v) return;
+    const raw = str(value);
+    if (!raw) return;
+    // never repeat credentials written into an address (`http://admin:pw@10.0.0.1/...`): a finding of its own
+    const v = raw.replace(/^([a-z0-9+.-]+:\/\/)[^/@\s]*@/i, '$1***@');
+    if (v !== raw)
+      report('encryption', `BMC address of ${owner} has credentials in it (${v}): remove them; BareMetalHosts take credentials from the Secret in bmc.credentialsName`, { object: obj, field, path });
     if (on('plain-http-bmc') && /^([a-z0-9-]+\+)?http:\/\//i.test(v))
       report('plain-http-bmc', `BMC address ${v} of ${owner} uses plain http: credentials cross the network in clear; use https (e.g. redfish+https://, idrac-virtualmedia+https://)`, { object: obj, field, path });
     if (!on('duplicate')) return;

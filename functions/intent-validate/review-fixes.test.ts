@@ -173,3 +173,14 @@ describe('certificate expired N days ago', () => {
     expect(await at(86_400_000 + 3_600_000)).toMatch(/\(1 days ago\)/);
   });
 });
+
+describe('credentials in a BMC address', () => {
+  it('are an error and never repeated in any message', async () => {
+    const yaml =
+      'apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: n1\n  namespace: m\nspec:\n  online: false\n  bmc:\n    address: http://admin:s3cr3tpw@10.0.0.1/redfish/v1/Systems/1\n    credentialsName: n1-bmc\n';
+    const f = await findings(yaml);
+    expect(f.filter((x) => x.rule === 'encryption' && x.field === 'spec.bmc.address')).toHaveLength(1);
+    expect(f.some((x) => x.rule === 'plain-http-bmc')).toBe(true);
+    for (const x of f) expect(x.message).not.toContain('s3cr3tpw');
+  });
+});
