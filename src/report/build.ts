@@ -4,6 +4,7 @@
  * encryption and BMC findings, capacity per role); this module only gathers, compares across
  * sites and sorts.
  */
+import { redactString } from './redact.js';
 import type { KubeObject } from '../krm/index.js';
 import { analyse, type Analysis, type HostFact, type IntentValidateSpec } from '../../functions/intent-validate/analyse.js';
 import { loadCrypto } from '../../functions/intent-validate/certificates.js';
@@ -285,7 +286,7 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
         if (o.namespace) w.namespace = o.namespace;
         workloadMap.set(key, w);
       }
-      w.versions.set(site.name, workloadVersion(o) ?? '?');
+      w.versions.set(site.name, redactString(workloadVersion(o) ?? '?').text);
     }
 
     const hostObjects = new Map<KubeObject, Record<string, string | number | undefined>>();

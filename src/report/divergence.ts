@@ -10,6 +10,7 @@ import type { KubeObject } from '../krm/index.js';
 import type { HostFact } from '../../functions/intent-validate/analyse.js';
 import type { DivergenceEntry, DivergenceField } from './model.js';
 import { compareStrings } from '../krm/compare.js';
+import { isSensitiveKey, redactString } from './redact.js';
 
 export type ValueClass = 'mac' | 'ip' | 'site-name';
 
@@ -56,7 +57,6 @@ export const DEFAULT_IGNORES: readonly string[] = [
   '**.client-key-data',
 ];
 
-const SENSITIVE_KEY = /pass(word|wd|phrase)?$|secret|token|private.?key|-key(-data)?$|\.key$|^key$|credential|username$/i;
 const MAC = /\b[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}\b/gi;
 const IPV4 = /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?(?:\/\d{1,2})?\b/g;
 const IPV6 = /(?<![\w:])(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{0,4}(?:\/\d{1,3})?(?![\w:])/gi;
@@ -124,6 +124,8 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
     if (siteRe) t = t.replace(siteRe, '<site>');
     return t;
   };
+  /** named list items are matched by name with the site's own name masked: `[name=<site>-workers]` */
+  const maskKey = (k: string): string => (siteRe ? k.replace(siteRe, '<site>') : k);
 
   const flatten = (o: KubeObject, data: unknown, extra: Record<string, string | number | undefined> | undefined): Flat => {
     const values = new Map<string, { cmp: string; show: string }>();
@@ -136,16 +138,16 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
     const visit = (v: unknown, path: string[], hidden: boolean): void => {
       if (path.length > 0 && ignored(path)) return;
       if (path.length === 2 && path[0] === 'metadata' && path[1] === 'name') return;
-      if (hidden && (typeof v !== 'object' || v === null)) {
-        const s = typeof v === 'string' && v.startsWith('ENC[') ? '(encrypted)' : v === null || v === '' ? JSON.stringify(v) : '(set)';
+      if (hidden) {
+        // presence only, whatever the type: a number, a list or a map under `password` is a secret too
+        const s = typeof v === 'string' && v.trimStart().startsWith('ENC[') ? '(encrypted)' : v === null || v === '' ? JSON.stringify(v) : '(set)';
         put(path, s, s);
         return;
       }
       if (typeof v === 'string') {
-        if (v.includes('PRIVATE KEY')) return put(path, '(set)', '(set)');
-        if (v.startsWith('ENC[')) return put(path, '(encrypted)', '(encrypted)');
-        const show = JSON.stringify(v);
-        put(path, show, JSON.stringify(mask(v)));
+        const r = redactString(v);
+        if (r.redacted) return put(path, r.text, r.text);
+        put(path, JSON.stringify(r.text), JSON.stringify(mask(r.text)));
         return;
       }
       if (typeof v !== 'object' || v === null) {
@@ -158,15 +160,23 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
         const named = v.every((x) => isObj(x) && (typeof x.name === 'string' || typeof x.id === 'string'));
         const keys = named ? v.map((x) => String((x as Obj).name ?? (x as Obj).id)) : [];
         if (named && new Set(keys).size === keys.length) {
-          v.forEach((x, i) => visit(x, [...path, `[${(x as Obj).name !== undefined ? 'name' : 'id'}=${keys[i]}]`], hidden));
+          v.forEach((x, i) => {
+            const item = x as Obj;
+            const seg = `[${item.name !== undefined ? 'name' : 'id'}=${maskKey(keys[i]!)}]`;
+            // env-style items: `{name: DB_PASSWORD, value: ...}` hide their value
+            const secretItem = isSensitiveKey(keys[i]!);
+            if (ignored([...path, seg])) return;
+            for (const [k, y] of Object.entries(item)) visitField(item, k, y, [...path, seg], hidden || (secretItem && k !== 'name' && k !== 'id'));
+            if (Object.keys(item).length === 0) put([...path, seg], '{}', '{}');
+          });
           // order of named items matters for plans; record it
           const order = JSON.stringify(keys);
-          put([...path, '(order)'], order, JSON.stringify(keys.map(mask)));
+          put([...path, '(order)'], order, JSON.stringify(keys.map((k) => mask(maskKey(k)))));
           return;
         }
         if (v.every((x) => typeof x !== 'object' || x === null)) {
-          const show = JSON.stringify(v);
-          put(path, hidden ? '(set)' : show, hidden ? '(set)' : JSON.stringify(v.map((x) => (typeof x === 'string' ? mask(x) : x))));
+          const shown = v.map((x) => (typeof x === 'string' ? redactString(x).text : x));
+          put(path, JSON.stringify(shown), JSON.stringify(shown.map((x) => (typeof x === 'string' ? mask(x) : x))));
           return;
         }
         v.forEach((x, i) => visit(x, [...path, `[${i}]`], hidden));
@@ -174,10 +184,11 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
       }
       const entries = Object.entries(v as Obj);
       if (entries.length === 0) return put(path, '{}', '{}');
-      for (const [k, x] of entries) {
-        const hide = hidden || (isSecret && path.length === 0 && (k === 'data' || k === 'stringData')) || (typeof x === 'string' && SENSITIVE_KEY.test(k));
-        visit(x, [...path, k], hide);
-      }
+      for (const [k, x] of entries) visitField(v as Obj, k, x, path, hidden);
+    };
+    const visitField = (_parent: Obj, k: string, x: unknown, path: string[], hidden: boolean): void => {
+      const hide = hidden || (isSecret && path.length === 0 && (k === 'data' || k === 'stringData')) || isSensitiveKey(k);
+      visit(x, [...path, k], hide);
     };
     visit(data, [], false);
     if (extra)
