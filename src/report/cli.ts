@@ -210,8 +210,15 @@ export async function reportMain(argv: string[], io: { out: (s: string) => void;
   const report = await buildReport(sites, opts);
   const text = render(report, format, maxRows);
   const output = args.options.get('output')?.at(-1);
-  if (output) writeFileSync(output, text);
-  else io.out(text);
+  if (output) {
+    try {
+      writeFileSync(output, text);
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      io.err(`baremetal-krm report: --output ${output}: cannot write (${err.code ?? err.message}): create its folder or choose a writable path\n`);
+      return 2;
+    }
+  } else io.out(text);
   const broken = report.thresholds.filter((t) => t.broken);
   for (const t of broken) io.err(`baremetal-krm report: threshold broken: --fail-on ${t.name} (${t.count})\n`);
   return broken.length ? 1 : 0;

@@ -5,7 +5,7 @@
  * remembered (relative to the site) so the report can say where a certificate lives.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
 import { KubeObject } from '../krm/index.js';
 import { splitWithLines } from '../cli/files.js';
@@ -78,7 +78,31 @@ export function parseSiteArg(arg: string): { name: string; path: string } {
   return { name: base.replace(/\.(ya?ml|json)$/i, ''), path: arg };
 }
 
+/** A file-system error while reading a site, as a SiteError naming the file and the fix. */
+function fsError(name: string, path: string, e: unknown): SiteError {
+  const err = e as NodeJS.ErrnoException;
+  const file = err.path ?? path;
+  let link = false;
+  try {
+    link = lstatSync(file).isSymbolicLink();
+  } catch {
+    // not there at all
+  }
+  const why = err.code === 'ENOENT' && link ? 'a broken symbolic link' : err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied' : (err.message ?? String(e)).split('\n')[0];
+  return new SiteError(`site ${name}: cannot read ${file} (${why}): fix or remove it, or pass the rendered YAML elsewhere`);
+}
+
 export function loadSite(name: string, path: string): Site {
+  try {
+    return loadSiteUnchecked(name, path);
+  } catch (e) {
+    if (e instanceof SiteError) throw e;
+    if (e && typeof e === 'object' && 'code' in e) throw fsError(name, path, e);
+    throw e;
+  }
+}
+
+function loadSiteUnchecked(name: string, path: string): Site {
   if (!existsSync(path)) throw new SiteError(`site ${name}: ${path} does not exist: pass a folder of rendered YAML, a YAML file or a kustomization folder`);
   const site: Site = { name, source: path, mode: 'file', objects: [], files: new Map(), skipped: [] };
   const st = statSync(path);

@@ -3,7 +3,7 @@
  * IP masking, namespaces, site-name masking, JSON maps, markdown escaping). Inputs are in
  * test/report/review/ (hand-written, no upstream data).
  */
-import { chmodSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../golden.js';
@@ -49,5 +49,25 @@ describe('secrets are never printed', () => {
     expect(deep.fields).toEqual([{ path: 'spec.creds.passwordSecretRef.name', values: { east: '"pw-ref"', west: '"pw-ref2"' } }]);
     const raw = await json(['--no-default-ignores', ...leak()]);
     expect(raw.divergence.find((e) => e.identity === 'HelmRelease datadog')).toBeUndefined(); // hidden values are all "(set)"
+  });
+});
+
+describe('unreadable sites and outputs exit 2, not 1', () => {
+  it('a broken symbolic link in a site folder', async () => {
+    const dir = join(tmp, 'sym');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'a.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n');
+    symlinkSync('nowhere.yaml', join(dir, 'broken.yaml'));
+    const r = await run(['--now', NOW, dir]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(`baremetal-krm report: site sym: cannot read ${join(dir, 'broken.yaml')} (a broken symbolic link): fix or remove it, or pass the rendered YAML elsewhere\n`);
+    expect(r.out).toBe('');
+  });
+  it('an --output that cannot be written (a folder, a path under a file)', async () => {
+    for (const out of [tmp, join(DATA, 'bmc.yaml', 'x.txt')]) {
+      const r = await run(['--now', NOW, '--output', out, join(DATA, 'leak/east')]);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(/^baremetal-krm report: --output .*: cannot write \((EISDIR|ENOTDIR)\): create its folder or choose a writable path\n$/);
+    }
   });
 });
