@@ -58,7 +58,13 @@ export const DEFAULT_IGNORES: readonly string[] = [
 ];
 
 const MAC = /\b[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}\b/gi;
-const IPV4 = /\b(?:\d{1,3}\.){3}\d{1,3}(?::\d+)?(?:\/\d{1,2})?\b/g;
+/**
+ * An IPv4 address (with port or prefix) standing on its own: the whole value, or after a space,
+ * `//`, `@`, `=`, `,` or a bracket. Not after a word character, `.`, `-` or a tag colon, so image
+ * references (`app:1.2.3.4`) and versions (`v1.2.3.4`, `1.2.3.4.5`) are compared as they are.
+ */
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const IPV4 = new RegExp(`(?<![\\w.\\-]|[\\w\\-]:)${OCTET}(?:\\.${OCTET}){3}(?::\\d{1,5})?(?:\\/\\d{1,2})?(?![\\w\\-]|\\.\\w)`, 'g');
 const IPV6 = /(?<![\w:])(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{0,4}(?:\/\d{1,3})?(?![\w:])/gi;
 
 type Obj = Record<string, unknown>;

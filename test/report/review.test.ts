@@ -71,3 +71,13 @@ describe('unreadable sites and outputs exit 2, not 1', () => {
     }
   });
 });
+
+describe('IP masking', () => {
+  it('masks whole addresses, never the tag of an image: a 4-part version change is reported', async () => {
+    const r = await json(leak());
+    const app = r.divergence.find((e) => e.identity === 'Deployment app')!;
+    expect(app.fields).toEqual([{ path: 'spec.template.spec.containers[name=app].image', values: { east: '"registry.local/app:1.2.3.4"', west: '"registry.local/app:1.2.3.5"' } }]);
+    const net = r.divergence.find((e) => e.identity === 'ConfigMap net')!;
+    expect(net.fields).toEqual([{ path: 'data.image', values: { east: '"10.0.0.1:5000/tools:2.0.0.1"', west: '"10.0.0.2:5000/tools:2.0.0.2"' } }]);
+  });
+});
