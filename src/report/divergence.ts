@@ -1,5 +1,6 @@
 /**
- * Intent-aware divergence between sites. Resources are matched by kind + name; hosts by role and
+ * Intent-aware divergence between sites. Resources are matched by kind + name (+ namespace when
+ * any site holds that kind + name in two namespaces); hosts by role and
  * hardware profile (the n-th worker of one site against the n-th worker of another), and the
  * Secrets a host references by that host. Values meant to differ per site are ignored: built-in
  * fields (addresses, MACs, serials, credentials names, status, annotations) plus configured
@@ -120,7 +121,7 @@ function escapeRe(s: string): string {
 }
 
 /** Identities and flattened values of one site. */
-function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]): Map<string, { kind: string; name: string; flat: Flat }> {
+function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[], multiNs: ReadonlySet<string>): Map<string, { kind: string; name: string; flat: Flat }> {
   const out = new Map<string, { kind: string; name: string; flat: Flat }>();
   const siteRe = opts.ignoreValues.includes('site-name') && site.name.length >= 3 ? new RegExp(escapeRe(site.name), 'g') : undefined;
   const mask = (s: string): string => {
@@ -245,6 +246,7 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
     if (hostObjects.has(o)) id = hostKey.get(o)!;
     else if (o.kind === 'HardwareData' || o.kind === 'HardwareInventory') continue; // folded into its host
     else if (o.kind === 'Secret' && secretOwner.has(`${o.namespace ?? ''}/${o.name}`)) id = secretOwner.get(`${o.namespace ?? ''}/${o.name}`)!;
+    else if (multiNs.has(`${o.kind}|${o.name}`)) id = `${o.kind} ${o.namespace ?? '-'}/${o.name || '(no name)'}`;
     else id = `${o.kind} ${o.name || '(no name)'}`;
     if (out.has(id)) id = `${o.kind} ${o.namespace ?? '-'}/${o.name || '(no name)'}`;
     let data: unknown;
@@ -265,7 +267,19 @@ function pathOrder(a: string, b: string): number {
 export function divergence(sites: readonly SiteInput[], opts: DivergenceOptions): DivergenceEntry[] {
   if (sites.length < 2) return [];
   const patterns = [...(opts.defaultIgnores ? DEFAULT_IGNORES : []), ...opts.ignoreFields].map(compile);
-  const idx = sites.map((s) => ({ site: s.name, index: siteIndex(s, opts, patterns) }));
+  // kind + name held in two namespaces by any site: matched by namespace too, in every site
+  const multiNs = new Set<string>();
+  for (const s of sites) {
+    const seen = new Map<string, string>();
+    for (const o of s.objects) {
+      const k = `${o.kind}|${o.name}`;
+      const ns = o.namespace ?? '';
+      const prev = seen.get(k);
+      if (prev === undefined) seen.set(k, ns);
+      else if (prev !== ns) multiNs.add(k);
+    }
+  }
+  const idx = sites.map((s) => ({ site: s.name, index: siteIndex(s, opts, patterns, multiNs) }));
   const ids = new Set<string>();
   for (const s of idx) for (const k of s.index.keys()) ids.add(k);
   const ref = opts.reference ? idx.find((s) => s.site === opts.reference) : undefined;

@@ -81,3 +81,12 @@ describe('IP masking', () => {
     expect(net.fields).toEqual([{ path: 'data.image', values: { east: '"10.0.0.1:5000/tools:2.0.0.1"', west: '"10.0.0.2:5000/tools:2.0.0.2"' } }]);
   });
 });
+
+describe('identity', () => {
+  it('a kind + name in two namespaces of any site is matched by namespace in every site, whatever the file order', async () => {
+    const r = await json([join(DATA, 'coll/a'), join(DATA, 'coll/b')]);
+    expect(r.divergence).toEqual([{ identity: 'ConfigMap ns1/foo', kind: 'ConfigMap', names: { a: 'foo', b: null }, missingIn: ['b'], fields: [] }]);
+    const rev = await json([join(DATA, 'coll/b'), join(DATA, 'coll/a')]);
+    expect(rev.divergence).toEqual([{ identity: 'ConfigMap ns1/foo', kind: 'ConfigMap', names: { b: null, a: 'foo' }, missingIn: ['b'], fields: [] }]);
+  });
+});
