@@ -90,3 +90,14 @@ describe('identity', () => {
     expect(rev.divergence).toEqual([{ identity: 'ConfigMap ns1/foo', kind: 'ConfigMap', names: { b: null, a: 'foo' }, missingIn: ['b'], fields: [] }]);
   });
 });
+
+describe('site-name masking', () => {
+  it('applies to the [name=...] keys of named list items (and their order)', async () => {
+    const r = await json(leak());
+    expect(r.divergence.find((e) => e.kind === 'PhasePlan')).toBeUndefined();
+    const raw = await json(['--no-default-ignores', ...leak()]);
+    const plan = raw.divergence.find((e) => e.kind === 'PhasePlan')!;
+    expect(plan.fields.map((f) => f.path)).toEqual(['phases.(order)', 'phases[name=east-workers].name', 'phases[name=west-workers].name']);
+    expect(plan.fields[0]!.values).toEqual({ east: '["east-workers","common"]', west: '["west-workers","common"]' });
+  });
+});
