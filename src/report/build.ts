@@ -342,11 +342,11 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
   const siteRes = siteNames.map((n) => (n.length >= 3 ? new RegExp(n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g') : undefined));
   const workloads: WorkloadRow[] = [...workloadMap.values()]
     .map((w) => {
-      const versions: Record<string, string | null> = {};
+      const versions: WorkloadRow['versions'] = [];
       const masked = new Set<string | null>();
       siteNames.forEach((n, i) => {
         const v = w.versions.get(n) ?? null;
-        versions[n] = v;
+        versions.push({ site: n, version: v });
         masked.add(v !== null && siteRes[i] && opts.ignoreValues.includes('site-name') ? v.replace(siteRes[i]!, '<site>') : v);
       });
       const row: WorkloadRow = { kind: w.kind, name: w.name, versions, differs: masked.size > 1 };

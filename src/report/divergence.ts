@@ -287,8 +287,7 @@ export function divergence(sites: readonly SiteInput[], opts: DivergenceOptions)
   for (const id of [...ids].sort(pathOrder)) {
     const present = idx.filter((s) => s.index.has(id));
     const first = present[0]!.index.get(id)!;
-    const names: Record<string, string | null> = {};
-    for (const s of idx) names[s.site] = s.index.get(id)?.name ?? null;
+    const names = idx.map((s) => ({ site: s.site, name: s.index.get(id)?.name ?? null }));
     let missingIn: string[];
     if (ref) {
       if (ref.index.has(id)) missingIn = idx.filter((s) => !s.index.has(id)).map((s) => s.site);
@@ -308,8 +307,7 @@ export function divergence(sites: readonly SiteInput[], opts: DivergenceOptions)
         }
       } else differs = new Set(present.map(cmp)).size > 1;
       if (!differs) continue;
-      const values: Record<string, string | null> = {};
-      for (const s of idx) values[s.site] = s.index.has(id) ? (s.index.get(id)!.flat.values.get(p)?.show ?? null) : null;
+      const values = idx.map((s) => ({ site: s.site, value: s.index.has(id) ? (s.index.get(id)!.flat.values.get(p)?.show ?? null) : null }));
       fields.push({ path: p, values });
     }
     if (fields.length === 0 && missingIn.length === 0) continue;

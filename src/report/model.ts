@@ -85,8 +85,8 @@ export interface HardwareMix {
 export interface DivergenceField {
   /** dotted path; list items with a name are addressed as `phases[name=x]` */
   path: string;
-  /** per site: the value as JSON text, or null when the site has no value there */
-  values: Record<string, string | null>;
+  /** one per site, in command-line order: the value as JSON text, or null when the site has no value there */
+  values: { site: string; value: string | null }[];
 }
 
 export interface DivergenceEntry {
@@ -94,7 +94,7 @@ export interface DivergenceEntry {
   identity: string;
   kind: string;
   /** each site's own name for the resource (hosts differ per site), absent when missing */
-  names: Record<string, string | null>;
+  names: { site: string; name: string | null }[];
   missingIn: string[];
   fields: DivergenceField[];
 }
@@ -103,8 +103,8 @@ export interface WorkloadRow {
   kind: string;
   name: string;
   namespace?: string;
-  /** per site: `chart@version`, images, or the Flux path@revision; null when absent */
-  versions: Record<string, string | null>;
+  /** one per site, in command-line order: `chart@version`, images, or the Flux path@revision; null when absent */
+  versions: { site: string; version: string | null }[];
   differs: boolean;
 }
 

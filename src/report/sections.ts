@@ -31,8 +31,13 @@ export function gib(mib: number | undefined): string {
   return `${Math.round((mib / 1024) * 10) / 10}`;
 }
 
+/** The entry of one site in a per-site list (they follow the sites' order). */
+export function ofSite<T extends { site: string }>(list: readonly T[], site: string): T | undefined {
+  return list.find((x) => x.site === site);
+}
+
 function divergenceValue(e: DivergenceEntry, site: string, v: string | null): string {
-  if (e.names[site] === null) return '(missing)';
+  if ((ofSite(e.names, site)?.name ?? null) === null) return '(missing)';
   return v === null ? '(absent)' : v;
 }
 
@@ -140,8 +145,8 @@ export function sections(r: Report): Section[] {
           numeric: [],
           rows: r.divergence.flatMap((e) => {
             const rows: Cell[][] = [];
-            if (e.missingIn.length) rows.push([e.identity, '(resource)', ...siteNames.map((s) => (e.names[s] === null ? '(missing)' : e.names[s]!))]);
-            for (const f of e.fields) rows.push([e.identity, f.path, ...siteNames.map((s) => divergenceValue(e, s, f.values[s] ?? null))]);
+            if (e.missingIn.length) rows.push([e.identity, '(resource)', ...siteNames.map((s) => ofSite(e.names, s)?.name ?? '(missing)')]);
+            for (const f of e.fields) rows.push([e.identity, f.path, ...siteNames.map((s) => divergenceValue(e, s, ofSite(f.values, s)?.value ?? null))]);
             return rows;
           }),
         },
@@ -158,7 +163,7 @@ export function sections(r: Report): Section[] {
         table: {
           headers: ['kind', 'name', 'differs', ...siteNames],
           numeric: [],
-          rows: r.workloads.map((w) => [w.kind, `${w.namespace ? w.namespace + '/' : ''}${w.name}`, w.differs ? 'yes' : '', ...siteNames.map((s) => w.versions[s] ?? '(missing)')]),
+          rows: r.workloads.map((w) => [w.kind, `${w.namespace ? w.namespace + '/' : ''}${w.name}`, w.differs ? 'yes' : '', ...siteNames.map((s) => ofSite(w.versions, s)?.version ?? '(missing)')]),
         },
       },
     ],

@@ -112,7 +112,7 @@ describe('report contents', () => {
     expect(r.hardware.hosts.filter((h) => h.site === 'site-c').map((h) => h.name)).toContain('c-node01');
     expect(r.divergence.filter((e) => e.identity.startsWith('host['))).toEqual([]);
     const phase = r.divergence.find((e) => e.identity === 'Phase workers-target');
-    expect(phase).toEqual({ identity: 'Phase workers-target', kind: 'Phase', names: { 'test-site': 'workers-target', 'site-c': null }, missingIn: ['site-c'], fields: [] });
+    expect(phase).toEqual({ identity: 'Phase workers-target', kind: 'Phase', names: [{ site: 'test-site', name: 'workers-target' }, { site: 'site-c', name: null }], missingIn: ['site-c'], fields: [] });
   });
 
   it('addresses and MACs are ignored by default and shown with --no-default-ignores', async () => {
@@ -155,9 +155,9 @@ describe('report contents', () => {
   it('workloads side by side, differing only when more than the site name differs', async () => {
     const r = await json([sites['test-site']!, sites['site-b']!]);
     const ingress = r.workloads.find((w) => w.kind === 'HelmRelease')!;
-    expect(ingress).toEqual({ kind: 'HelmRelease', name: 'ingress', versions: { 'test-site': 'ingress-nginx@3.5.1', 'site-b': 'ingress-nginx@4.0.1' }, differs: true });
+    expect(ingress).toEqual({ kind: 'HelmRelease', name: 'ingress', versions: [{ site: 'test-site', version: 'ingress-nginx@3.5.1' }, { site: 'site-b', version: 'ingress-nginx@4.0.1' }], differs: true });
     const ks = r.workloads.find((w) => w.name === 'deploy-gating-initinfra-target')!;
-    expect(ks.versions['site-b']).toBe('./manifests/site/site-b/target/initinfra (GitRepository/flux-system)');
+    expect(ks.versions.find((v) => v.site === 'site-b')?.version).toBe('./manifests/site/site-b/target/initinfra (GitRepository/flux-system)');
     expect(ks.differs).toBe(false);
   });
 
