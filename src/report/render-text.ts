@@ -35,8 +35,13 @@ export function renderText(r: Report, opts: { maxRows?: number } = {}): string {
   return out.join('\n') + '\n';
 }
 
+/** HTML is live in GitHub/GitLab markdown: a resource named `<img onerror=...>` must stay text. */
+function mdHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 function mdCell(c: Cell): string {
-  return String(c).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>') || ' ';
+  return mdHtml(String(c)).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>') || ' ';
 }
 
 function mdTable(t: Table): string[] {
@@ -50,13 +55,13 @@ function mdTable(t: Table): string[] {
 export function renderMarkdown(r: Report): string {
   const out: string[] = [`# Cross-site report`, '', `Sites: ${r.sites.map((s) => `\`${s.name}\``).join(', ')}. Evaluated at ${r.now}.`];
   const broken = thresholdLines(r);
-  if (broken.length) out.push('', ...broken.map((b) => `> **${b}**`));
+  if (broken.length) out.push('', ...broken.map((b) => `> **${mdHtml(b)}**`));
   for (const s of sections(r)) {
     out.push('', `## ${s.title}`, '');
-    for (const n of s.notes) out.push(`- ${n}`);
+    for (const n of s.notes) out.push(`- ${mdHtml(n)}`);
     for (const { caption, table } of s.tables) {
       out.push('');
-      if (caption) out.push(`### ${caption}`, '');
+      if (caption) out.push(`### ${mdHtml(caption)}`, '');
       if (table.rows.length === 0) out.push('_none_');
       else out.push(...mdTable(table));
     }

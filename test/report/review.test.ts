@@ -116,3 +116,16 @@ describe('per-site lists in JSON', () => {
     expect(text.out).toMatch(/Deployment +default\/app +yes +registry\.local\/app:1\.2\.3\.4 x1 +registry\.local\/app:1\.2\.3\.5 x1 +registry\.local\/app:1\.2\.3\.4 x1\n/);
   });
 });
+
+describe('markdown', () => {
+  it('escapes HTML in table cells, headers and notes', async () => {
+    const r = await run(['--format', 'markdown', '--now', NOW, '--no-default-ignores', `<script>x=${join(DATA, 'xss/a')}`, join(DATA, 'xss/b')]);
+    expect(r.code).toBe(0);
+    const [, , sitesLine, ...rest] = r.out.split('\n');
+    expect(sitesLine).toBe('Sites: `<script>x`, `b`. Evaluated at 2025-01-01T00:00:00Z.'); // a code span: not HTML
+    expect(rest.join('\n')).not.toMatch(/<(img|script|svg|iframe|b|\/title|\/script)[\s>]/i);
+    expect(r.out).toContain('&lt;img src=x onerror=alert(1)&gt;a');
+    expect(r.out).toContain('| &lt;script&gt;x |');
+    expect(r.out).toContain('"x&lt;iframe src=javascript:alert(7)&gt;a"');
+  });
+});
