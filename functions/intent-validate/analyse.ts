@@ -103,9 +103,6 @@ export function objectMatcher(patterns: string[] | undefined): (kind: string, ns
 
 const SEVERITY = new Map(RULES.map((r) => [r.id, r.severity]));
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
 }
@@ -835,6 +832,7 @@ function scanNetworkData(
 }
 
 import { loadYaml } from '../../src/krm/index.js';
+import { isRecord as isObj } from '../../src/krm/data.js';
 function loadYamlLazy(text: string): unknown {
   return loadYaml(text);
 }

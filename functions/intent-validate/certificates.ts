@@ -9,6 +9,7 @@ import type * as Crypto from 'node:crypto';
 import type { KubeObject, ResourceRef } from '../../src/krm/index.js';
 import { loadYaml } from '../../src/krm/index.js';
 import { lazy } from '../../src/krm/lazy.js';
+import { isRecord as isObj } from '../../src/krm/data.js';
 
 export interface CertificateFact {
   subject: string;
@@ -42,7 +43,6 @@ const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g
 const DAY = 86_400_000;
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function dotted(path: readonly (string | number)[]): string {
   let s = '';

@@ -3,6 +3,8 @@
  * spec.hardware) or bmh-from-redfish's `HardwareInventory` spec, and the profile matchers:
  * Metal3 `HardwareClassification` with its controller's semantics, and our `HardwareProfile`.
  */
+import { isRecord as isObj } from '../../src/krm/data.js';
+
 export interface HostDisk {
   name: string;
   sizeBytes?: number;
@@ -32,7 +34,6 @@ export interface HostHardware {
 }
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const arr = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isObj) : []);

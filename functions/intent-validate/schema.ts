@@ -7,6 +7,7 @@ import type { KubeObject } from '../../src/krm/index.js';
 import { crdSchemas, withoutRequired } from './crd.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 import { unpack } from './packed.js';
+import { isRecord as isObj } from '../../src/krm/data.js';
 
 export interface SchemaOptions {
   skipKinds: Set<string>;
@@ -35,7 +36,6 @@ interface AjvError {
 type Validator = ((d: unknown) => boolean) & { errors?: AjvError[] | null };
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 function segments(instancePath: string): (string | number)[] {
   if (!instancePath) return [];

@@ -5,6 +5,7 @@
  * exceptions.
  */
 import type { KubeObject } from '../../src/krm/index.js';
+import { isRecord as isMap } from '../../src/krm/data.js';
 
 export const AIRSHIP_GROUP = 'airshipit.org';
 /** Our graph extension on a Phase: comma-separated names of phases (or step ids) it depends on. */
@@ -21,9 +22,7 @@ export const EXECUTOR_KINDS: Record<string, { needsBundle: boolean; flux: boolea
 
 export type Data = Record<string, unknown>;
 
-export function isMap(v: unknown): v is Data {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+export { isMap };
 export function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
 }

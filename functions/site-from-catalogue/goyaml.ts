@@ -8,6 +8,7 @@
  * Not reproduced: yaml.v2 folds plain and quoted scalars with spaces past column 80 onto the next
  * line (the values of a networkData catalogue are short).
  */
+import { isRecord as isMap } from '../../src/krm/data.js';
 
 // --- yaml.v2 resolve.go: which plain texts resolve to something other than a string ---------
 
@@ -225,9 +226,6 @@ export function goKeyOrder(keys: string[]): string[] {
   return [...keys].sort((x, y) => (goKeyLess(x, y) ? -1 : goKeyLess(y, x) ? 1 : 0));
 }
 
-function isMap(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
 
 function lines(v: unknown): string[] {
   if (Array.isArray(v)) {

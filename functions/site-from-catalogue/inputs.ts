@@ -5,6 +5,7 @@
  */
 import type { Context, KubeObject } from '../../src/krm/index.js';
 import type { HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
+import { isRecord as isMap } from '../../src/krm/data.js';
 
 export const AIRSHIP_GROUP = 'airshipit.org';
 export const ROLE_LABEL = 'airshipit.org/k8s-role';
@@ -41,9 +42,7 @@ export interface Profile {
   empty?: boolean;
 }
 
-export function isMap(v: unknown): v is Json {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}
+export { isMap };
 
 /** The template's built-in `default` profile (hosttemplate.yaml values.hardwareProfiles.default). */
 export const DEFAULT_PROFILE: Profile = { name: 'default', raid: { hardwareRAIDVolumes: [], softwareRAIDVolumes: [] } };

@@ -2,6 +2,7 @@
  * Reading and writing `config.kubernetes.io/v1` ResourceLists (and, for people piping files
  * in, plain multi-document YAML streams), keeping every byte of what the function leaves alone.
  */
+import { isRecord } from './data.js';
 import { plainYaml } from './emit.js';
 import { PARSE_OPTIONS, yamlLib } from './lazy.js';
 import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
@@ -47,7 +48,7 @@ function fromSections(text: string): ParsedInput | undefined {
     if (inline !== '' && !inline.startsWith('#')) {
       // flow style, possibly over several lines: read the section itself
       const v = (yamlLib().parse(fc.text, PARSE_OPTIONS) as { functionConfig?: unknown } | null)?.functionConfig;
-      if (v !== null && v !== undefined && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0)
+      if (isRecord(v) && Object.keys(v).length > 0)
         functionConfig = KubeObject.fromData(v);
     } else {
       const block = lines.slice(first + 1).join('\n');

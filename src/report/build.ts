@@ -25,6 +25,7 @@ import {
   type Threshold,
   type WorkloadRow,
 } from './model.js';
+import { isRecord as isObj } from '../krm/data.js';
 
 export const THRESHOLDS = ['expired-certs', 'expiring-certs', 'unencrypted-secrets', 'insecure-bmc', 'divergence', 'unmatched-hosts', 'over-capacity', 'errors'] as const;
 export type ThresholdName = (typeof THRESHOLDS)[number];
@@ -44,7 +45,6 @@ export interface ReportOptions {
 const SECURITY_RULES = new Set(['encryption', 'insecure-tls', 'plain-http-bmc']);
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
 
 function cmp(a: string | number | undefined, b: string | number | undefined): number {

@@ -12,6 +12,7 @@ import type { HostFact } from '../../functions/intent-validate/analyse.js';
 import type { DivergenceEntry, DivergenceField } from './model.js';
 import { compareStrings } from '../krm/compare.js';
 import { isSensitiveKey, redactString } from './redact.js';
+import { isRecord as isObj } from '../krm/data.js';
 
 export type ValueClass = 'mac' | 'ip' | 'site-name';
 
@@ -69,7 +70,6 @@ const IPV4 = new RegExp(`(?<![\\w.\\-]|[\\w\\-]:)${OCTET}(?:\\.${OCTET}){3}(?::\
 const IPV6 = /(?<![\w:])(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{0,4}(?:\/\d{1,3})?(?![\w:])/gi;
 
 type Obj = Record<string, unknown>;
-const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 interface Pattern {
   kind?: string;
