@@ -8,9 +8,8 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../golden.js';
-import { reportMain } from '../../src/report/cli.js';
 import type { Report } from '../../src/report/model.js';
-import { BMC_PASSWORD, NOW, TEST_SITE, writeVariants } from './variants.js';
+import { BMC_PASSWORD, NOW, runReport as run, TEST_SITE, writeVariants } from './variants.js';
 
 const GOLDEN = join(import.meta.dirname, 'golden');
 const CONFIG = join(import.meta.dirname, 'report-config.yaml');
@@ -27,13 +26,6 @@ beforeAll(() => {
 afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
-
-async function run(args: string[]): Promise<{ out: string; err: string; code: number }> {
-  let out = '';
-  let err = '';
-  const code = await reportMain(args, { out: (s) => void (out += s), err: (s) => void (err += s) });
-  return { out, err, code };
-}
 
 const all = (): string[] => [sites['test-site']!, sites['site-b']!, sites['site-c']!, sites['site-d']!];
 const json = async (args: string[]): Promise<Report> => JSON.parse((await run(['--format', 'json', '--now', NOW, ...args])).out) as Report;

@@ -7,8 +7,8 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../golden.js';
-import { reportMain } from '../../src/report/cli.js';
 import type { Report } from '../../src/report/model.js';
+import { runReport as run } from './variants.js';
 
 const NOW = '2025-01-01T00:00:00Z';
 const DATA = relative(process.cwd(), join(import.meta.dirname, 'review'));
@@ -23,12 +23,6 @@ afterAll(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-async function run(args: string[]): Promise<{ out: string; err: string; code: number }> {
-  let out = '';
-  let err = '';
-  const code = await reportMain(args, { out: (s) => void (out += s), err: (s) => void (err += s) });
-  return { out, err, code };
-}
 const json = async (args: string[]): Promise<Report> => JSON.parse((await run(['--format', 'json', '--now', NOW, ...args])).out) as Report;
 const leak = (): string[] => [join(DATA, 'leak/east'), join(DATA, 'leak/west')];
 

@@ -11,6 +11,7 @@
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { reportMain } from '../../src/report/cli.js';
 
 export const SITES_DIR = join(import.meta.dirname, 'sites');
 export const TEST_SITE = join(SITES_DIR, 'test-site');
@@ -74,4 +75,12 @@ export function writeVariants(root: string): Record<'test-site' | 'site-b' | 'si
     `apiVersion: v1\nkind: Secret\nmetadata:\n  name: node01-bmc-secret\n  namespace: target-infra\ntype: Opaque\nstringData:\n  username: root\n  password: ${BMC_PASSWORD}\n`,
   );
   return { 'test-site': a, 'site-b': b, 'site-c': c, 'site-d': d };
+}
+
+/** Runs `baremetal-krm report` in process and collects what it prints. */
+export async function runReport(args: string[]): Promise<{ out: string; err: string; code: number }> {
+  let out = '';
+  let err = '';
+  const code = await reportMain(args, { out: (s) => void (out += s), err: (s) => void (err += s) });
+  return { out, err, code };
 }
