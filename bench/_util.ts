@@ -75,4 +75,5 @@ export function peakRssMiB(args: string[], input: string, env: NodeJS.ProcessEnv
   return m ? Number(m[1]) / 1024 : undefined;
 }
 
-export const fmt = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+export const fmt = (n: number, digits = 0): string =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -90,7 +90,14 @@ async function once(sim: Sim, input: string, bmcCount = N): Promise<Run> {
   const end = performance.timeOrigin + performance.now();
   const counters = nextLine(sim);
   sim.kill('SIGUSR2');
-  const c = JSON.parse(await counters) as { requests: number; connections: number; peakInFlight: number; activeMs: number; firstAt: number; lastAt: number };
+  const c = JSON.parse(await counters) as {
+    requests: number;
+    connections: number;
+    peakInFlight: number;
+    activeMs: number;
+    firstAt: number;
+    lastAt: number;
+  };
   const m = /discovered (\d+) System\(s\) from (\d+) of (\d+) BMC\(s\), ([\d.]+) Redfish requests per System/.exec(r.stdout);
   if (!m || m[2] !== String(bmcCount)) throw new Error(`no complete discovery (exit ${r.status}): ${(m?.[0] ?? r.stderr).slice(0, 500)}`);
   return {
@@ -112,25 +119,49 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 function startSim(extra: string[] = []): Sim {
-  return spawn(process.execPath, [join(root, 'dist/redfish-sim.cjs'), '--count', String(N), '--tree', 'dmtf-public-rackmount1', '--latency', String(LATENCY), '--json', ...extra], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  return spawn(
+    process.execPath,
+    [
+      join(root, 'dist/redfish-sim.cjs'),
+      '--count',
+      String(N),
+      '--tree',
+      'dmtf-public-rackmount1',
+      '--latency',
+      String(LATENCY),
+      '--json',
+      ...extra,
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
 }
 
 export async function run(): Promise<void> {
   let sim = startSim();
   try {
     const bmcs = JSON.parse(await nextLine(sim)) as { url: string }[];
-    console.log(`bmh-from-redfish discover: ${N} simulated BMCs (DMTF public-rackmount1, ${LATENCY} ms per response, simulator in its own process), concurrency ${CONCURRENCY} BMCs`);
+    console.log(
+      `bmh-from-redfish discover: ${N} simulated BMCs (DMTF public-rackmount1, ${LATENCY} ms per response, simulator in its own process), concurrency ${CONCURRENCY} BMCs`,
+    );
     // the floor this simulator allows: one BMC alone, 12 sequential requests (its 20 ms timers fire a little late)
     const lone: Run[] = [];
     for (let i = 0; i < RUNS; i++) lone.push(await once(sim, resourceListYaml(bmcs.slice(0, 1), 1, false), 1));
     const loneMs = median(lone.map((r) => r.activeMs));
-    console.log(`  one BMC alone: ${loneMs} ms for ${lone[0]!.served} sequential requests = ${(loneMs / lone[0]!.served).toFixed(1)} ms per request (${LATENCY} ms asked)`);
+    console.log(
+      `  one BMC alone: ${loneMs} ms for ${lone[0]!.served} sequential requests = ${(loneMs / lone[0]!.served).toFixed(1)} ms per request (${LATENCY} ms asked)`,
+    );
     const configs = [
       { label: "the bound's model: 1 request in flight per BMC (a sequential crawl)", rpb: 1, expand: false, runs: RUNS, again: true },
       { label: 'the same with expand: true ($expand as the service root advertises it)', rpb: 1, expand: true, runs: RUNS, again: false },
-      { label: 'default requestsPerBmc (4): up to 4 connections per BMC, the crawl\'s branches overlap', rpb: undefined, expand: false, runs: 1, again: false },
+      {
+        label: "default requestsPerBmc (4): up to 4 connections per BMC, the crawl's branches overlap",
+        rpb: undefined,
+        expand: false,
+        runs: 1,
+        again: false,
+      },
     ];
     for (const c of configs) {
       const input = resourceListYaml(bmcs, c.rpb, c.expand);
@@ -141,15 +172,23 @@ export async function run(): Promise<void> {
       const wall = median(runs.map((r) => r.wallMs));
       const active = median(runs.map((r) => r.activeMs));
       console.log(`  ${c.label}${c.runs > 1 ? `, median of ${c.runs} runs` : ''}:`);
-      console.log(`    requests per System: ${perSystem} (the simulator served ${runs[0]!.served} for ${runs[0]!.systems} Systems over ${runs[0]!.connections} keep-alive connections); peak requests in flight at the simulator: ${Math.max(...runs.map((r) => r.peakInFlight))}`);
+      console.log(
+        `    requests per System: ${perSystem} (the simulator served ${runs[0]!.served} for ${runs[0]!.systems} Systems over ${runs[0]!.connections} keep-alive connections); peak requests in flight at the simulator: ${Math.max(...runs.map((r) => r.peakInFlight))}`,
+      );
       console.log(`    lower bound ceil(${N}/${CONCURRENCY}) x ${perSystem} x ${LATENCY} ms = ${s(bound)}`);
-      console.log(`    wall time, process start to exit: ${s(wall)} -> ${(wall / bound).toFixed(2)}x the bound${c.runs > 1 ? ` (runs: ${runs.map((r) => s(r.wallMs)).join(', ')})` : ''}`);
-      console.log(`    discovery phase (first request to last answer, at the simulator): ${s(active)} -> ${(active / bound).toFixed(2)}x; before it ${s(median(runs.map((r) => r.headMs)))} (process start, reading the config), after it ${s(median(runs.map((r) => r.tailMs)))} (writing ${N} new inventories, exit)`);
+      console.log(
+        `    wall time, process start to exit: ${s(wall)} -> ${(wall / bound).toFixed(2)}x the bound${c.runs > 1 ? ` (runs: ${runs.map((r) => s(r.wallMs)).join(', ')})` : ''}`,
+      );
+      console.log(
+        `    discovery phase (first request to last answer, at the simulator): ${s(active)} -> ${(active / bound).toFixed(2)}x; before it ${s(median(runs.map((r) => r.headMs)))} (process start, reading the config), after it ${s(median(runs.map((r) => r.tailMs)))} (writing ${N} new inventories, exit)`,
+      );
       console.log(`    peak memory (max RSS of the function process): ${median(runs.map((r) => r.rssMiB)).toFixed(0)} MiB`);
       if (c.again) {
         // re-discovery of unchanged hardware: the inventories are already in the package, nothing is rewritten
         const r = await once(sim, runs[0]!.output);
-        console.log(`    re-discovery (the ${N} inventories already in the package, unchanged): wall ${s(r.wallMs)} -> ${(r.wallMs / bound).toFixed(2)}x; discovery phase ${s(r.activeMs)}, before it ${s(r.headMs)}, after it ${s(r.tailMs)}; peak memory ${r.rssMiB.toFixed(0)} MiB`);
+        console.log(
+          `    re-discovery (the ${N} inventories already in the package, unchanged): wall ${s(r.wallMs)} -> ${(r.wallMs / bound).toFixed(2)}x; discovery phase ${s(r.activeMs)}, before it ${s(r.headMs)}, after it ${s(r.tailMs)}; peak memory ${r.rssMiB.toFixed(0)} MiB`,
+        );
       }
     }
     // HTTPS, the certificate verified against a CA file: one TLS handshake per BMC (keep-alive), one connector for all
@@ -157,13 +196,37 @@ export async function run(): Promise<void> {
     const tmp = mkdtempSync(join(os.tmpdir(), 'bmh-bench-tls-'));
     try {
       // an EC P-256 key: with RSA-2048 the simulator's 1,000 private-key signatures (one per handshake) dominate the figure
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(tmp, 'key.pem'), '-out', join(tmp, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:prime256v1',
+          '-nodes',
+          '-keyout',
+          join(tmp, 'key.pem'),
+          '-out',
+          join(tmp, 'cert.pem'),
+          '-days',
+          '1',
+          '-subj',
+          '/CN=127.0.0.1',
+          '-addext',
+          'subjectAltName=IP:127.0.0.1',
+        ],
+        { stdio: 'ignore' },
+      );
       sim = startSim(['--tls', join(tmp, 'key.pem'), join(tmp, 'cert.pem')]);
       const tlsBmcs = JSON.parse(await nextLine(sim)) as { url: string }[];
       const r = await once(sim, resourceListYaml(tlsBmcs, 1, false, join(tmp, 'cert.pem')));
       const bound = Math.ceil(N / CONCURRENCY) * r.perSystem * LATENCY;
       console.log(`  HTTPS (EC P-256 certificate, verified with caFile), 1 request in flight per BMC, one run:`);
-      console.log(`    requests per System: ${r.perSystem}, ${r.connections} TLS connections; wall ${s(r.wallMs)} -> ${(r.wallMs / bound).toFixed(2)}x the ${s(bound)} bound; discovery phase ${s(r.activeMs)} -> ${(r.activeMs / bound).toFixed(2)}x; peak memory ${r.rssMiB.toFixed(0)} MiB`);
+      console.log(
+        `    requests per System: ${r.perSystem}, ${r.connections} TLS connections; wall ${s(r.wallMs)} -> ${(r.wallMs / bound).toFixed(2)}x the ${s(bound)} bound; discovery phase ${s(r.activeMs)} -> ${(r.activeMs / bound).toFixed(2)}x; peak memory ${r.rssMiB.toFixed(0)} MiB`,
+      );
     } finally {
       rmSync(tmp, { recursive: true, force: true });
     }

@@ -77,7 +77,8 @@ export async function run(): Promise<void> {
   const env = { ...process.env };
   delete env.NODE_EXTRA_CA_CERTS;
   // one measured run with peak RSS from the child
-  const probe = `const {spawnSync}=require('node:child_process');const fs=require('node:fs');` +
+  const probe =
+    `const {spawnSync}=require('node:child_process');const fs=require('node:fs');` +
     `const t=process.hrtime.bigint();const r=spawnSync(process.execPath,[${JSON.stringify(bundle)}],{input:fs.readFileSync(${JSON.stringify(bigFile)}),maxBuffer:1<<30});` +
     `const ms=Number(process.hrtime.bigint()-t)/1e6;const u=process.resourceUsage();` +
     `const res=(r.stdout.toString().match(/severity: error/g)||[]).length;const warn=(r.stdout.toString().match(/severity: warning/g)||[]).length;` +
@@ -89,12 +90,27 @@ export async function run(): Promise<void> {
   }
   results.sort((a, b) => a.ms - b.ms);
   const med = results[1]!;
-  const rss = spawnSync('/usr/bin/time', ['-f', '%M %U %S', process.execPath, bundle], { input: big, env, maxBuffer: 1 << 30, encoding: 'utf8' });
-  const [peakKiB, user, sys] = (/(\d+) ([\d.]+) ([\d.]+)\s*$/.exec(rss.stderr.trim())?.slice(1) ?? []).map(Number) as [number, number, number];
-  console.log(`intent-validate: 20,000 objects (10,000 BareMetalHosts + 10,000 Secrets, ${(big.length / 1e6).toFixed(1)} MB), every rule on`);
-  console.log(`  wall time (median of 3): ${(med.ms / 1000).toFixed(2)} s  -> ${Math.round(20_000 / (med.ms / 1000)).toLocaleString('en')} objects/s (goal <= 1.28 s, 2x kubeconform -n 2 at 2.56 s)`);
+  const rss = spawnSync('/usr/bin/time', ['-f', '%M %U %S', process.execPath, bundle], {
+    input: big,
+    env,
+    maxBuffer: 1 << 30,
+    encoding: 'utf8',
+  });
+  const [peakKiB, user, sys] = (/(\d+) ([\d.]+) ([\d.]+)\s*$/.exec(rss.stderr.trim())?.slice(1) ?? []).map(Number) as [
+    number,
+    number,
+    number,
+  ];
+  console.log(
+    `intent-validate: 20,000 objects (10,000 BareMetalHosts + 10,000 Secrets, ${(big.length / 1e6).toFixed(1)} MB), every rule on`,
+  );
+  console.log(
+    `  wall time (median of 3): ${(med.ms / 1000).toFixed(2)} s  -> ${Math.round(20_000 / (med.ms / 1000)).toLocaleString('en')} objects/s (goal <= 1.28 s, 2x kubeconform -n 2 at 2.56 s)`,
+  );
   console.log(`  results: ${med.errors} errors, ${med.warnings} warnings, exit code ${med.status}`);
-  console.log(`  peak RSS: ${(peakKiB / 1024).toFixed(0)} MiB; CPU time of one run: ${(user + sys).toFixed(2)} s (user ${user.toFixed(2)} s + sys ${sys.toFixed(2)} s; wall time suffers when the machine is shared, CPU time less)`);
+  console.log(
+    `  peak RSS: ${(peakKiB / 1024).toFixed(0)} MiB; CPU time of one run: ${(user + sys).toFixed(2)} s (user ${user.toFixed(2)} s + sys ${sys.toFixed(2)} s; wall time suffers when the machine is shared, CPU time less)`,
+  );
   // start time: a clean 10-BareMetalHost ResourceList (MACs quoted, one shared encrypted BMC
   // Secret), the same with unquoted MACs, and 10 items with faults (5 BMH + 5 Secrets)
   const clean = tenHosts(true);
@@ -102,7 +118,9 @@ export async function run(): Promise<void> {
   const small = corpus(5);
   const nodeMs = timeRun([process.execPath, '-e', '0'], undefined, 21);
   const idMs = timeRun([process.execPath, join(root, 'dist/test-identity.cjs')], clean, 21);
-  console.log(`  start (median of 21, NODE_EXTRA_CA_CERTS unset): node -e 0 ${nodeMs.toFixed(0)} ms; runtime's test-identity bundle ${idMs.toFixed(0)} ms = ${(idMs / nodeMs).toFixed(2)}x`);
+  console.log(
+    `  start (median of 21, NODE_EXTRA_CA_CERTS unset): node -e 0 ${nodeMs.toFixed(0)} ms; runtime's test-identity bundle ${idMs.toFixed(0)} ms = ${(idMs / nodeMs).toFixed(2)}x`,
+  );
   for (const [what, input] of [
     ['10 BareMetalHosts + their Secret, clean, MACs quoted', clean],
     ['10 BareMetalHosts + their Secret, clean, MACs unquoted', unquoted],
@@ -144,4 +162,4 @@ function tenHosts(quoteMacs: boolean): string {
   return s;
 }
 
-if (process.argv[1] && process.argv[1].endsWith('intent-validate.ts')) void run();
+if (process.argv[1]?.endsWith('intent-validate.ts')) void run();

@@ -13,12 +13,27 @@ export async function run(): Promise<void> {
   const jobCfg =
     'functionConfig:\n  apiVersion: baremetal-krm.dev/v1alpha1\n  kind: PhasePlanExpand\n  metadata:\n    name: expand\n  spec:\n    gates: job\n' +
     '    jobs:\n      clusterctlImage: registry.k8s.io/cluster-api/clusterctl:v1.7.4\n      krmEntrypoints:\n        localhost/toolbox: [/usr/local/bin/toolbox]\n';
-  for (const [n, jobs] of [[200, false], [2000, false], [2000, true]] as const) {
+  for (const [n, jobs] of [
+    [200, false],
+    [2000, false],
+    [2000, true],
+  ] as const) {
     const { bundle: plain } = syntheticSite(n);
     // gates: job needs a functionConfig: the stream as a ResourceList
     const input = jobs
       ? 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n' +
-        plain.split(/^---\n/m).map((d) => d.replace(/\n$/, '').split('\n').map((l, i) => (i === 0 ? '- ' : '  ') + l).join('\n')).join('\n') + '\n' + jobCfg
+        plain
+          .split(/^---\n/m)
+          .map((d) =>
+            d
+              .replace(/\n$/, '')
+              .split('\n')
+              .map((l, i) => (i === 0 ? '- ' : '  ') + l)
+              .join('\n'),
+          )
+          .join('\n') +
+        '\n' +
+        jobCfg
       : plain;
     const times: number[] = [];
     let rss = 0;
@@ -31,7 +46,8 @@ export async function run(): Promise<void> {
       rss = Math.max(rss, Number(r.stderr.trim().split('\n').pop()));
       out = r.stdout;
     }
-    const ks = (out.match(/^ *kind: Kustomization$/gm) ?? []).length - (out.match(/^[ -]*apiVersion: kustomize\.config\.k8s\.io/gm) ?? []).length;
+    const ks =
+      (out.match(/^ *kind: Kustomization$/gm) ?? []).length - (out.match(/^[ -]*apiVersion: kustomize\.config\.k8s\.io/gm) ?? []).length;
     const jobCount = (out.match(/^ *kind: Job$/gm) ?? []).length;
     times.sort((a, b) => a - b);
     console.log(

@@ -25,7 +25,8 @@ function makeSites(dir: string): string[] {
   for (let s = 0; s < SITES; s++) {
     const name = `site-${String(s).padStart(3, '0')}`;
     const d = join(dir, name);
-    for (const sub of ['catalogues', 'kubeconfig', 'phases', 'flux', 'workload', 'controlplane']) cpSync(join(testSite, sub), join(d, sub), { recursive: true });
+    for (const sub of ['catalogues', 'kubeconfig', 'phases', 'flux', 'workload', 'controlplane'])
+      cpSync(join(testSite, sub), join(d, sub), { recursive: true });
     cpSync(join(testSite, 'hardware/profiles.yaml'), join(d, 'hardware/profiles.yaml'));
     if (s % 10 === 9) {
       const f = join(d, 'workload/helmrelease.yaml');
@@ -35,7 +36,11 @@ function makeSites(dir: string): string[] {
     const hw: string[] = [];
     for (let h = 0; h < HOSTS; h++) {
       const n = `h${String(h).padStart(2, '0')}`;
-      const mac = (x: string): string => x.replace(/52:54:00:([0-9a-f]{2}):([0-9a-f]{2}):/g, `52:54:${(s % 256).toString(16).padStart(2, '0')}:${(h % 256).toString(16).padStart(2, '0')}:$2:`);
+      const mac = (x: string): string =>
+        x.replace(
+          /52:54:00:([0-9a-f]{2}):([0-9a-f]{2}):/g,
+          `52:54:${(s % 256).toString(16).padStart(2, '0')}:${(h % 256).toString(16).padStart(2, '0')}:$2:`,
+        );
       const ip = (x: string): string => x.replace(/10\.23\.(2[45])\.10\d/g, `10.${s % 250}.$1.${h + 10}`);
       const isWorker = h >= 3;
       hosts.push(ip(mac((isWorker ? worker : host).replace(/node0[13]/g, n))));
@@ -52,7 +57,11 @@ function makeSites(dir: string): string[] {
 function timed(args: string[]): { ms: number; rssMiB?: number; bytes: number; code: number | null } {
   const out = join(tmpdir(), `bench-report-${process.pid}.out`);
   const t = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, join(root, 'dist/baremetal-krm.cjs'), 'report', '--output', out, ...args], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const r = spawnSync(
+    '/usr/bin/time',
+    ['-f', '%M', process.execPath, join(root, 'dist/baremetal-krm.cjs'), 'report', '--output', out, ...args],
+    { encoding: 'utf8', maxBuffer: 1 << 30 },
+  );
   const ms = performance.now() - t;
   if (r.status !== 0 && r.status !== 1) throw new Error(`report failed (${r.status}): ${r.stderr.slice(-2000)}`);
   const m = /(\d+)\s*$/.exec(r.stderr ?? '');
@@ -76,7 +85,9 @@ export async function run(): Promise<void> {
       );
     }
     const small = timed(['--format', 'json', '--now', '2021-06-01T00:00:00Z', testSite]);
-    console.log(`report --format json on the test-site alone (6 hosts, 122 objects): ${fmt(small.ms)} ms wall, peak RSS ${small.rssMiB !== undefined ? fmt(small.rssMiB) + ' MiB' : 'n/a'}`);
+    console.log(
+      `report --format json on the test-site alone (6 hosts, 122 objects): ${fmt(small.ms)} ms wall, peak RSS ${small.rssMiB !== undefined ? fmt(small.rssMiB) + ' MiB' : 'n/a'}`,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

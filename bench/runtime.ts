@@ -61,7 +61,9 @@ const annotateConfig = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\n
 
 export async function run(): Promise<void> {
   console.log('objects/s (higher is better); "runtime" = our lossless ResourceList runtime, in process');
-  console.log('size    | runtime no-change | runtime edit 1 field | runtime read all | yaml Document no-change | yaml Document edit | js-yaml load+dump | JSON.parse');
+  console.log(
+    'size    | runtime no-change | runtime edit 1 field | runtime read all | yaml Document no-change | yaml Document edit | js-yaml load+dump | JSON.parse',
+  );
   for (const n of SIZES) {
     const docs = Array.from({ length: n }, (_, i) => bmh(i));
     const list = resourceList(docs);
@@ -86,12 +88,18 @@ export async function run(): Promise<void> {
       `${String(n).padStart(7)} | ${ops(tNo)}         | ${ops(tEdit)}            | ${ops(tRead)}        | ${ops(tYaml)}               | ${ops(tYamlEdit)}          | ${ops(tJs)}         | ${ops(tJson)}`,
     );
     if (n === 20_000) {
-      console.log(`  at 20,000: no-change pass ${fmt(tYaml / tNo, 1)}x the yaml Document API; edit pass ${fmt(tYamlEdit / tEdit, 1)}x; read-all ${fmt(tYaml / tRead, 1)}x`);
+      console.log(
+        `  at 20,000: no-change pass ${fmt(tYaml / tNo, 1)}x the yaml Document API; edit pass ${fmt(tYamlEdit / tEdit, 1)}x; read-all ${fmt(tYaml / tRead, 1)}x`,
+      );
     }
   }
 
   const dist = join(import.meta.dirname, '..', 'dist');
-  const bundles = existsSync(dist) ? readdirSync(dist).filter((f) => f.endsWith('.cjs')).sort() : [];
+  const bundles = existsSync(dist)
+    ? readdirSync(dist)
+        .filter((f) => f.endsWith('.cjs'))
+        .sort()
+    : [];
   const ten = resourceList(Array.from({ length: 10 }, (_, i) => bmh(i)));
   for (const [label, env] of [
     ['NODE_EXTRA_CA_CERTS unset', envWithout('NODE_EXTRA_CA_CERTS')],
@@ -104,7 +112,9 @@ export async function run(): Promise<void> {
     }
     const t = startTimes(commands, ten, env);
     const base = t['node -e 0']!;
-    console.log(`\nstart time on a 10-BareMetalHost ResourceList, median of 21 interleaved runs (${label}): node -e 0 = ${fmt(base, 1)} ms`);
+    console.log(
+      `\nstart time on a 10-BareMetalHost ResourceList, median of 21 interleaved runs (${label}): node -e 0 = ${fmt(base, 1)} ms`,
+    );
     for (const [k, v] of Object.entries(t)) {
       if (k === 'node -e 0') continue;
       console.log(`  ${k.padEnd(28)} ${fmt(v, 1).padStart(7)} ms  (${fmt(v / base, 2)}x node -e 0)`);

@@ -23,7 +23,10 @@ function input(n: number, opts: { v6?: boolean; site?: boolean } = {}): string {
   }
   const items = [
     `apiVersion: airshipit.org/v1alpha1\nkind: NetworkCatalogue\nmetadata:\n  name: networking\nspec:\n  commonHostNetworking:\n    links:\n    - {id: oam, name: oam, type: phy, mtu: "9000"}\n    - {id: pxe, name: pxe, type: phy, mtu: "1500"}\n    networks:\n    - {id: oam-ipv4, type: ipv4, link: oam, netmask: 255.255.0.0, routes: [{network: 0.0.0.0, netmask: 0.0.0.0, gateway: 10.2.255.254}]}\n    - {id: pxe-ipv4, type: ipv4, link: pxe, netmask: 255.255.0.0}\n${opts.v6 ? '    - {id: oam-ipv6, type: ipv6, link: oam, netmask: "ffff:ffff:ffff:ffff::"}\n' : ''}    services:\n    - {address: 8.8.8.8, type: dns}\n`,
-    `apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: host-catalogue\nhosts:\n  m3:\n${hosts.replace(/^ {6}(node\d+:)/gm, '    $1').replace(/^ {8}/gm, '      ').replace(/^ {10}/gm, '        ')}`,
+    `apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: host-catalogue\nhosts:\n  m3:\n${hosts
+      .replace(/^ {6}(node\d+:)/gm, '    $1')
+      .replace(/^ {8}/gm, '      ')
+      .replace(/^ {10}/gm, '        ')}`,
   ];
   const cfg =
     'functionConfig:\n  apiVersion: baremetal-krm.dev/v1alpha1\n  kind: SiteFromCatalogue\n  metadata: {name: bench}\n  spec:\n    ipam:\n      pxe-ipv4: {cidr: 10.3.0.0/16, start: 10.3.100.0}\n' +
@@ -32,7 +35,11 @@ function input(n: number, opts: { v6?: boolean; site?: boolean } = {}): string {
       ? '    site:\n      name: bench-site\n      type: ../../type/gating\n      phases:\n      - {path: ephemeral/controlplane, hosts: controlPlane, count: 1}\n      - {path: target/initinfra}\n      - {path: target/controlplane, hosts: controlPlane}\n      - {path: target/workers, hosts: workers}\n'
       : '') +
     '    roles:\n      controlPlane: {count: 3}\n      workers: {}\n';
-  return 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n' + items.map((d) => '- ' + d.replace(/\n(?=.)/g, '\n  ')).join('') + cfg;
+  return (
+    'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n' +
+    items.map((d) => '- ' + d.replace(/\n(?=.)/g, '\n  ')).join('') +
+    cfg
+  );
 }
 
 interface Run {
@@ -64,7 +71,9 @@ function line(label: string, text: string, r: { best: Run; all: Run[] }, time: b
     `  input ${(text.length / 1024 / 1024).toFixed(1)} MiB, output ${(b.out.length / 1024 / 1024).toFixed(1)} MiB, exit ${b.status}; ` +
       `${(b.out.match(/\n {2}kind: BareMetalHost\n/g) ?? []).length} BareMetalHost items`,
   );
-  console.log(`  wall time (bundle, cold process): best ${b.ms.toFixed(0)} ms of ${r.all.length} [${r.all.map((x) => x.ms.toFixed(0)).join(', ')} ms]`);
+  console.log(
+    `  wall time (bundle, cold process): best ${b.ms.toFixed(0)} ms of ${r.all.length} [${r.all.map((x) => x.ms.toFixed(0)).join(', ')} ms]`,
+  );
   console.log(`  peak memory (max RSS): ${time ? b.rssMiB.toFixed(0) + ' MiB' : 'n/a (/usr/bin/time missing)'}`);
 }
 
@@ -81,14 +90,24 @@ export async function run(): Promise<void> {
   const items = (out: string) => out.slice(0, out.search(/^(functionConfig|results):/m));
   const again = items(gen.best.out) + text.slice(text.indexOf('functionConfig:'));
   const re = best(bundle, again, time);
-  line(`site-from-catalogue: re-run on its own output (${n} hosts; items unchanged: ${items(re.best.out) === items(gen.best.out)})`, again, re, time);
+  line(
+    `site-from-catalogue: re-run on its own output (${n} hosts; items unchanged: ${items(re.best.out) === items(gen.best.out)})`,
+    again,
+    re,
+    time,
+  );
 
   const v6 = input(n, { v6: true });
   line(`site-from-catalogue: generate ${n} hosts, dual stack (${n} IPv6 addresses allocated in a /64)`, v6, best(bundle, v6, time), time);
 
   // a whole new site: host-inventory, ephemeral + target control plane, workers, phase plan
   const site = input(n, { site: true });
-  line(`site-from-catalogue: new site from a type with ${n} hosts (host-inventory + phase folders: ${2 * n + 1} BareMetalHost files)`, site, best(bundle, site, time), time);
+  line(
+    `site-from-catalogue: new site from a type with ${n} hosts (host-inventory + phase folders: ${2 * n + 1} BareMetalHost files)`,
+    site,
+    best(bundle, site, time),
+    time,
+  );
 }
 
-if (process.argv[1] && process.argv[1].endsWith('site-from-catalogue.ts')) void run();
+if (process.argv[1]?.endsWith('site-from-catalogue.ts')) void run();

@@ -28,7 +28,9 @@ function walk(dir, out = []) {
 // 1. per-function pre-build hooks (e.g. turning CRDs into *.schema.json)
 const functionsDir = join(root, 'functions');
 const functions = existsSync(functionsDir)
-  ? readdirSync(functionsDir).filter((f) => existsSync(join(functionsDir, f, 'main.ts'))).sort()
+  ? readdirSync(functionsDir)
+      .filter((f) => existsSync(join(functionsDir, f, 'main.ts')))
+      .sort()
   : [];
 for (const fn of existsSync(functionsDir) ? readdirSync(functionsDir) : []) {
   const hook = join(functionsDir, fn, 'prebuild.mjs');
@@ -94,7 +96,14 @@ const lazyStringPlugin = {
       if (!lazyStringCache.has(args.path)) {
         const r = await esbuild.build({
           stdin: { contents: `module.exports = require(${JSON.stringify(args.path)});`, resolveDir: root },
-          bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, minify: true, legalComments: 'none', logLevel: 'error',
+          bundle: true,
+          platform: 'node',
+          format: 'cjs',
+          target: 'node20',
+          write: false,
+          minify: true,
+          legalComments: 'none',
+          logLevel: 'error',
         });
         lazyStringCache.set(args.path, r.outputFiles[0].text);
       }
@@ -110,7 +119,9 @@ const lazyStringPlugin = {
 const entries = functions.map((fn) => ({ name: fn, entry: join(functionsDir, fn, 'main.ts') }));
 const binDir = join(root, 'src/bin');
 if (existsSync(binDir))
-  for (const f of readdirSync(binDir).filter((f) => f.endsWith('.ts')).sort())
+  for (const f of readdirSync(binDir)
+    .filter((f) => f.endsWith('.ts'))
+    .sort())
     entries.push({ name: basename(f, '.ts'), entry: join(binDir, f) });
 // the runtime's test-only identity function (losslessness check, benchmark)
 entries.push({ name: 'test-identity', entry: join(root, 'test/identity/main.ts') });

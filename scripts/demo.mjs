@@ -16,7 +16,9 @@ const site = join(tmp, 'site');
 cpSync(join(root, 'examples/bmh-from-redfish/site'), site, { recursive: true });
 writeFileSync(join(site, 'Kptfile'), readFileSync(join(site, 'Kptfile'), 'utf8').replace('./dist/', join(root, 'dist') + '/'));
 
-const sim = spawn(process.execPath, [join(root, 'dist/redfish-sim.cjs'), '--count', '4', '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const sim = spawn(process.execPath, [join(root, 'dist/redfish-sim.cjs'), '--count', '4', '--json'], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const bmcs = await new Promise((resolve, reject) => {
   let buf = '';
   sim.stdout.on('data', (d) => {
@@ -34,8 +36,16 @@ try {
   const hasKpt = spawnSync('kpt', ['version'], { encoding: 'utf8' }).status === 0;
   const t0 = Date.now();
   if (hasKpt) {
-    const d = spawnSync('kpt', ['fn', 'eval', '--exec', fn, '--fn-config', cfgFile, site, '--truncate-output=false'], { env, encoding: 'utf8' });
-    process.stdout.write(d.stderr.split('\n').filter((l) => /\[(info|warning|error)\]/.test(l)).join('\n') + '\n');
+    const d = spawnSync('kpt', ['fn', 'eval', '--exec', fn, '--fn-config', cfgFile, site, '--truncate-output=false'], {
+      env,
+      encoding: 'utf8',
+    });
+    process.stdout.write(
+      d.stderr
+        .split('\n')
+        .filter((l) => /\[(info|warning|error)\]/.test(l))
+        .join('\n') + '\n',
+    );
     if (d.status !== 0) throw new Error('discover failed');
     const tDiscover = Date.now() - t0;
     const g = spawnSync('kpt', ['fn', 'render', '--allow-exec', site, '--truncate-output=false'], { env, encoding: 'utf8' });
@@ -62,7 +72,9 @@ try {
     console.log(`---\n# hosts/${f} (BareMetalHost)\n` + text.split(/^---$/m)[0].trim());
   }
   const hosts = readdirSync(join(site, 'hosts')).length;
-  console.log(`\nsummary: ${bmcs.length} BMCs discovered -> ${readdirSync(join(site, 'inventory')).length} HardwareInventory (inventory/), ${hosts} BareMetalHost + HardwareData (hosts/), 1 host catalogue (catalogue/). Package: ${site}`);
+  console.log(
+    `\nsummary: ${bmcs.length} BMCs discovered -> ${readdirSync(join(site, 'inventory')).length} HardwareInventory (inventory/), ${hosts} BareMetalHost + HardwareData (hosts/), 1 host catalogue (catalogue/). Package: ${site}`,
+  );
 } finally {
   sim.kill('SIGTERM');
 }

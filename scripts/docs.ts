@@ -26,7 +26,9 @@ export function renderReadme(fn: string): { path: string; current: string; wante
 }
 
 export function functionNames(): string[] {
-  return readdirSync(join(root, 'functions')).filter((f) => existsSync(join(root, 'functions', f, 'main.ts'))).sort();
+  return readdirSync(join(root, 'functions'))
+    .filter((f) => existsSync(join(root, 'functions', f, 'main.ts')))
+    .sort();
 }
 
 if (process.argv[1] && import.meta.filename === process.argv[1]) {

@@ -24,8 +24,15 @@ export const repoRoot = join(import.meta.dirname, '..');
 export function resourceList(docs: string[], config?: string): string {
   let s = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n';
   s += docs.length ? 'items:\n' + docs.map((d) => indentItem(d, 0)).join('') : 'items: []\n';
-  if (config && config.trim()) {
-    s += 'functionConfig:\n' + config.replace(/\n$/, '').split('\n').map((l) => (l ? '  ' + l : l)).join('\n') + '\n';
+  if (config?.trim()) {
+    s +=
+      'functionConfig:\n' +
+      config
+        .replace(/\n$/, '')
+        .split('\n')
+        .map((l) => (l ? '  ' + l : l))
+        .join('\n') +
+      '\n';
   }
   return s;
 }
@@ -42,7 +49,11 @@ function readOpt(dir: string, file: string): string | undefined {
   return existsSync(p) ? readFileSync(p, 'utf8') : undefined;
 }
 
-export function runBundle(fn: string, input: string, env: Record<string, string> = {}): { stdout: string; stderr: string; status: number | null } {
+export function runBundle(
+  fn: string,
+  input: string,
+  env: Record<string, string> = {},
+): { stdout: string; stderr: string; status: number | null } {
   const r = spawnSync(process.execPath, [join(repoRoot, 'dist', `${fn}.cjs`)], {
     input,
     env: { PATH: process.env.PATH ?? '', ...env },
@@ -54,7 +65,9 @@ export function runBundle(fn: string, input: string, env: Record<string, string>
 
 export function describeGolden<S>(def: FunctionDefinition<S>, testdata: string): void {
   const cases = existsSync(testdata)
-    ? readdirSync(testdata).filter((c) => statSync(join(testdata, c)).isDirectory()).sort()
+    ? readdirSync(testdata)
+        .filter((c) => statSync(join(testdata, c)).isDirectory())
+        .sort()
     : [];
   describe(`${def.name} golden cases`, () => {
     it('has golden cases', () => {

@@ -56,7 +56,13 @@ function run(cmd, argv, env = {}, quiet = false) {
   const r = spawnSync(cmd, argv, { cwd: root, encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 1 << 28 });
   if (r.error) throw new Error(`${cmd}: ${r.error.message}`);
   const out = (r.stdout + r.stderr).trimEnd();
-  if (out && (!quiet || r.status !== 0)) console.log(out.split('\n').map((l) => '  ' + l).join('\n'));
+  if (out && (!quiet || r.status !== 0))
+    console.log(
+      out
+        .split('\n')
+        .map((l) => '  ' + l)
+        .join('\n'),
+    );
   if (r.status !== 0) throw new Error(`${cmd} ${argv[0] ?? ''} failed (exit ${r.status})`);
   return r.stdout;
 }
@@ -130,7 +136,9 @@ function flatten() {
     resources.map((r) => `- ${r}\n`).join('');
   for (const [t, list] of [...top].sort()) writeFileSync(join(rendered, t, 'kustomization.yaml'), kustomization(list.sort()));
   writeFileSync(join(rendered, 'kustomization.yaml'), kustomization([...top.keys()].sort()));
-  console.log(`  ${show(rendered)}: ${[...kept.keys()].length} files from ${show(site)} (${files(site).length - [...kept.keys()].length} local-config/function files dropped)`);
+  console.log(
+    `  ${show(rendered)}: ${[...kept.keys()].length} files from ${show(site)} (${files(site).length - [...kept.keys()].length} local-config/function files dropped)`,
+  );
   for (const f of files(rendered)) console.log(`    ${f}`);
 }
 
@@ -160,10 +168,22 @@ async function main() {
       step('1. simulated BMCs');
       sim = await startSimulator();
       step('2. discover: BMCs -> HardwareInventory (commit site/inventory/)');
-      kpt(['fn', 'eval', '--exec', './dist/bmh-from-redfish.cjs', '--fn-config', join(dir, 'discover/discover.yaml'), site, '--truncate-output=false'], {
-        BMC_USERNAME: 'admin',
-        BMC_PASSWORD: 'password',
-      });
+      kpt(
+        [
+          'fn',
+          'eval',
+          '--exec',
+          './dist/bmh-from-redfish.cjs',
+          '--fn-config',
+          join(dir, 'discover/discover.yaml'),
+          site,
+          '--truncate-output=false',
+        ],
+        {
+          BMC_USERNAME: 'admin',
+          BMC_PASSWORD: 'password',
+        },
+      );
       for (const f of files(join(site, 'inventory'))) console.log(`  ${show(join(site, 'inventory', f))}`);
     }
   } finally {
@@ -177,16 +197,33 @@ async function main() {
   // the rendered objects together with the local-config intent they came from (hardware
   // classes, inventory): BareMetalHost labels name a HardwareClassification, and each host is
   // checked against it with its discovered hardware
-  const context = [join(site, 'catalogues/hardware-profiles.yaml'), ...files(join(site, 'inventory')).map((f) => join(site, 'inventory', f))];
-  const objects = files(rendered).filter((f) => !f.endsWith('kustomization.yaml')).map((f) => join(rendered, f));
-  run(process.execPath, [join(root, 'dist/baremetal-krm.cjs'), 'validate', '--config', join(site, 'fn/intent-validate.yaml'), ...objects, ...context]);
+  const context = [
+    join(site, 'catalogues/hardware-profiles.yaml'),
+    ...files(join(site, 'inventory')).map((f) => join(site, 'inventory', f)),
+  ];
+  const objects = files(rendered)
+    .filter((f) => !f.endsWith('kustomization.yaml'))
+    .map((f) => join(rendered, f));
+  run(process.execPath, [
+    join(root, 'dist/baremetal-krm.cjs'),
+    'validate',
+    '--config',
+    join(site, 'fn/intent-validate.yaml'),
+    ...objects,
+    ...context,
+  ]);
   const built = run('kubectl', ['kustomize', rendered], {}, true);
   const kinds = {};
   for (const d of parseAllDocuments(built)) {
     const k = d.toJS()?.kind;
     if (k) kinds[k] = (kinds[k] ?? 0) + 1;
   }
-  console.log(`  kubectl kustomize ${show(rendered)}: ${Object.entries(kinds).sort().map(([k, n]) => `${n} ${k}`).join(', ')}`);
+  console.log(
+    `  kubectl kustomize ${show(rendered)}: ${Object.entries(kinds)
+      .sort()
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ')}`,
+  );
   if (flag('--check')) {
     compareWithCommitted();
     if (!opt('--dir')) rmSync(dir, { recursive: true, force: true });

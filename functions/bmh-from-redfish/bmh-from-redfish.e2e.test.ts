@@ -24,7 +24,9 @@ let sim: ChildProcessByStdio<null, Readable, null>;
 let bmcs: { url: string; tree: string }[];
 
 beforeAll(async () => {
-  sim = spawn(process.execPath, [dist('redfish-sim'), '--count', '4', '--username', 'root', '--password', PASSWORD, '--json'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  sim = spawn(process.execPath, [dist('redfish-sim'), '--count', '4', '--username', 'root', '--password', PASSWORD, '--json'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   bmcs = await new Promise((resolve, reject) => {
     let buf = '';
     sim.stdout.on('data', (d: Buffer) => {
@@ -55,7 +57,8 @@ function examplePackage(prefix: string): { site: string; dir: string } {
 function discoverConfig(dir: string, extraBmcs = '', annotations = ''): string {
   let cfg = readFileSync(join(repoRoot, 'examples/bmh-from-redfish/discover.yaml'), 'utf8');
   bmcs.forEach((b, i) => (cfg = cfg.replace(`http://127.0.0.1:${18441 + i}`, b.url)));
-  if (annotations) cfg = cfg.replace('    config.kubernetes.io/local-config: "true"\n', `    config.kubernetes.io/local-config: "true"\n${annotations}`);
+  if (annotations)
+    cfg = cfg.replace('    config.kubernetes.io/local-config: "true"\n', `    config.kubernetes.io/local-config: "true"\n${annotations}`);
   cfg += extraBmcs;
   const file = join(dir, 'discover.yaml');
   writeFileSync(file, cfg);
@@ -76,9 +79,13 @@ describe('bmh-from-redfish with kpt', () => {
     const { dir, site } = examplePackage('bmh-kpt');
     const cfg = discoverConfig(dir);
 
-    const d = run('kpt', ['fn', 'eval', '--exec', dist('bmh-from-redfish'), '--fn-config', cfg, site, '--truncate-output=false'], { env: ENV });
+    const d = run('kpt', ['fn', 'eval', '--exec', dist('bmh-from-redfish'), '--fn-config', cfg, site, '--truncate-output=false'], {
+      env: ENV,
+    });
     expect(d.status, d.stderr).toBe(0);
-    expect(d.stderr).toMatch(/\[info\] baremetal-krm\.dev\/v1alpha1\/BMHFromRedfish\/discover: discovered 4 System\(s\) from 4 of 4 BMC\(s\)/);
+    expect(d.stderr).toMatch(
+      /\[info\] baremetal-krm\.dev\/v1alpha1\/BMHFromRedfish\/discover: discovered 4 System\(s\) from 4 of 4 BMC\(s\)/,
+    );
     const inventory = ['rack1-r01', 'rack1-r02', 'rack1-r03', 'rack1-r04'].map((n) => `inventory/${n}.yaml`);
     expect(listFiles(site).filter((f) => f.startsWith('inventory/'))).toEqual(inventory);
     const r02 = docs(join(site, 'inventory/rack1-r02.yaml'))[0]!;
@@ -114,7 +121,9 @@ describe('bmh-from-redfish with kpt', () => {
     const again = run('kpt', ['fn', 'render', '--allow-exec', 'examples/bmh-from-redfish/site', '--truncate-output=false'], { cwd: dir });
     expect(again.status, again.stderr).toBe(0);
     expect(snapshot(site)).toEqual(files);
-    const d2 = run('kpt', ['fn', 'eval', '--exec', dist('bmh-from-redfish'), '--fn-config', cfg, site, '--truncate-output=false'], { env: ENV });
+    const d2 = run('kpt', ['fn', 'eval', '--exec', dist('bmh-from-redfish'), '--fn-config', cfg, site, '--truncate-output=false'], {
+      env: ENV,
+    });
     expect(d2.status, d2.stderr).toBe(0);
     expect(snapshot(site)).toEqual(files);
   });
@@ -123,7 +132,11 @@ describe('bmh-from-redfish with kpt', () => {
     const { dir, site } = examplePackage('bmh-kpt-fail');
     const dead = '    - address: http://127.0.0.1:9\n      name: rack1-r05\n';
     const before = snapshot(site);
-    const failing = run('kpt', ['fn', 'eval', '--exec', dist('bmh-from-redfish'), '--fn-config', discoverConfig(dir, dead), site, '--truncate-output=false'], { env: ENV });
+    const failing = run(
+      'kpt',
+      ['fn', 'eval', '--exec', dist('bmh-from-redfish'), '--fn-config', discoverConfig(dir, dead), site, '--truncate-output=false'],
+      { env: ENV },
+    );
     expect(failing.status).not.toBe(0);
     const errors = failing.stderr.split('\n').filter((l) => l.includes('[error]'));
     expect(errors).toHaveLength(1);
@@ -131,11 +144,31 @@ describe('bmh-from-redfish with kpt', () => {
     expect(errors[0]).toContain('spec.bmcs[4].address');
     expect(snapshot(site)).toEqual(before); // kpt writes nothing when the function fails
 
-    const reportOnly = run('kpt', ['fn', 'eval', '--exec', dist('bmh-from-redfish'), '--fn-config', discoverConfig(dir, dead, '    baremetal-krm.dev/report-only: "true"\n'), site, '--truncate-output=false'], { env: ENV });
+    const reportOnly = run(
+      'kpt',
+      [
+        'fn',
+        'eval',
+        '--exec',
+        dist('bmh-from-redfish'),
+        '--fn-config',
+        discoverConfig(dir, dead, '    baremetal-krm.dev/report-only: "true"\n'),
+        site,
+        '--truncate-output=false',
+      ],
+      { env: ENV },
+    );
     expect(reportOnly.status, reportOnly.stderr).toBe(0);
     expect(reportOnly.stderr).not.toContain('[error]');
-    expect(reportOnly.stderr).toMatch(/\[warning\] baremetal-krm\.dev\/v1alpha1\/BMHFromRedfish\/discover spec\.bmcs\[4\]\.address: bmcs\[4\] \(rack1-r05, http:\/\/127\.0\.0\.1:9\): discovery failed: connection refused/);
-    expect(listFiles(site).filter((f) => f.startsWith('inventory/'))).toEqual(['inventory/rack1-r01.yaml', 'inventory/rack1-r02.yaml', 'inventory/rack1-r03.yaml', 'inventory/rack1-r04.yaml']);
+    expect(reportOnly.stderr).toMatch(
+      /\[warning\] baremetal-krm\.dev\/v1alpha1\/BMHFromRedfish\/discover spec\.bmcs\[4\]\.address: bmcs\[4\] \(rack1-r05, http:\/\/127\.0\.0\.1:9\): discovery failed: connection refused/,
+    );
+    expect(listFiles(site).filter((f) => f.startsWith('inventory/'))).toEqual([
+      'inventory/rack1-r01.yaml',
+      'inventory/rack1-r02.yaml',
+      'inventory/rack1-r03.yaml',
+      'inventory/rack1-r04.yaml',
+    ]);
     expect(reportOnly.stdout + reportOnly.stderr + failing.stdout + failing.stderr).not.toContain(PASSWORD);
 
     // the four good hosts render

@@ -2,10 +2,10 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import { parse, parseAllDocuments } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { describeGolden, itemsStream, repoRoot, resourceList } from '../../test/golden.js';
 import { runFunction } from '../../src/krm/index.js';
-import { startBmc, type SimBmc } from '../../src/redfish-sim/server.js';
+import { startBmc } from '../../src/redfish-sim/server.js';
 import { definition } from './function.js';
 import { chooseBootMac, chooseRootDisk } from './generate.js';
 import { applyTemplate, parseAddress } from './discover.js';
@@ -17,10 +17,20 @@ const ENV = { BMC_USERNAME: 'admin', BMC_PASSWORD: 'password' };
 describeGolden(definition, testdata);
 
 function discoverConfig(bmcs: Record<string, unknown>[], extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata: { name: 'discover' }, spec: { mode: 'discover', ...extra, bmcs } });
+  return JSON.stringify({
+    apiVersion: 'baremetal-krm.dev/v1alpha1',
+    kind: 'BMHFromRedfish',
+    metadata: { name: 'discover' },
+    spec: { mode: 'discover', ...extra, bmcs },
+  });
 }
 
-async function discover(bmcs: Record<string, unknown>[], extra: Record<string, unknown> = {}, env: Record<string, string> = ENV, items: string[] = []) {
+async function discover(
+  bmcs: Record<string, unknown>[],
+  extra: Record<string, unknown> = {},
+  env: Record<string, string> = ENV,
+  items: string[] = [],
+) {
   return runFunction(definition, resourceList(items, discoverConfig(bmcs, extra)), env);
 }
 
@@ -38,7 +48,15 @@ describe('discovery of every fixture tree gives the committed inventory of its g
         if (process.env.UPDATE_GOLDEN) writeFileSync(file, stream);
         expect(stream).toBe(readFileSync(file, 'utf8'));
         // re-running discovery on unchanged hardware changes no byte
-        const again = await discover([{ address: bmc.url, ...(meta.name ? { name: meta.name } : {}) }], {}, ENV, stream.split(meta.address).join(bmc.url).split(/^---\n/m));
+        const again = await discover(
+          [{ address: bmc.url, ...(meta.name ? { name: meta.name } : {}) }],
+          {},
+          ENV,
+          stream
+            .split(meta.address)
+            .join(bmc.url)
+            .split(/^---\n/m),
+        );
         expect(itemsStream(again.output)).toBe(itemsStream(r.output));
       } finally {
         await bmc.close();
@@ -50,7 +68,9 @@ describe('discovery of every fixture tree gives the committed inventory of its g
 describe('generated objects validate against the current Metal3 CRDs', () => {
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
   const crd = (f: string) => {
-    const d = parse(readFileSync(join(fixtures, 'schemas/metal3', f), 'utf8')) as { spec: { versions: { name: string; schema: { openAPIV3Schema: object } }[] } };
+    const d = parse(readFileSync(join(fixtures, 'schemas/metal3', f), 'utf8')) as {
+      spec: { versions: { name: string; schema: { openAPIV3Schema: object } }[] };
+    };
     return ajv.compile(d.spec.versions.find((v) => v.name === 'v1alpha1')!.schema.openAPIV3Schema);
   };
   const validators: Record<string, ReturnType<typeof crd>> = {
@@ -85,7 +105,13 @@ describe('policies', () => {
         { id: '3', mac: '12:44:6a:3b:88:91', httpBoot: true, bootPriority: 1 },
       ]).mac,
     ).toBe('12:44:6a:3b:88:91');
-    expect(chooseBootMac([{ id: '10', mac: '00:00:00:00:00:10' }, { id: '2', mac: '00:00:00:00:00:02', enabled: false }, { id: '3', mac: '00:00:00:00:00:03' }]).mac).toBe('00:00:00:00:00:03');
+    expect(
+      chooseBootMac([
+        { id: '10', mac: '00:00:00:00:00:10' },
+        { id: '2', mac: '00:00:00:00:00:02', enabled: false },
+        { id: '3', mac: '00:00:00:00:00:03' },
+      ]).mac,
+    ).toBe('00:00:00:00:00:03');
     expect(chooseBootMac([{ id: 'ToManager', mac: 'aa:bb:cc:dd:ee:fe', type: 'host-interface' }]).mac).toBeUndefined();
   });
   it('root disk: smallest non-rotational >= N GiB, not a RAID member, serial then unique WWN', () => {
@@ -100,27 +126,49 @@ describe('policies', () => {
       20,
     );
     expect(r.hints).toEqual({ wwn: '0x1' });
-    expect(chooseRootDisk([{ name: 'x', sizeBytes: 100 * G, rotational: false, wwn: '0x1' }, { name: 'y', sizeBytes: 200 * G, wwn: '0x1' }], 20).hints).toBeUndefined();
-    expect(chooseRootDisk([{ name: 'd', sizeBytes: 100 * G, rotational: true, serialNumber: 'D' }], 20).warning).toMatch(/no non-rotational/);
+    expect(
+      chooseRootDisk(
+        [
+          { name: 'x', sizeBytes: 100 * G, rotational: false, wwn: '0x1' },
+          { name: 'y', sizeBytes: 200 * G, wwn: '0x1' },
+        ],
+        20,
+      ).hints,
+    ).toBeUndefined();
+    expect(chooseRootDisk([{ name: 'd', sizeBytes: 100 * G, rotational: true, serialNumber: 'D' }], 20).warning).toMatch(
+      /no non-rotational/,
+    );
   });
   it('naming template and addresses', () => {
-    const inv = { bmc: { address: 'x', systemPath: '/redfish/v1/Systems/1' }, system: { hostName: '', serviceTag: 'F54P1G3', serialNumber: 'S' }, disks: [], nics: [] };
+    const inv = {
+      bmc: { address: 'x', systemPath: '/redfish/v1/Systems/1' },
+      system: { hostName: '', serviceTag: 'F54P1G3', serialNumber: 'S' },
+      disks: [],
+      nics: [],
+    };
     expect(applyTemplate('{hostName|serviceTag|serialNumber}', inv, '1')).toBe('f54p1g3');
     expect(applyTemplate('rack1-{serialNumber}', inv, '1')).toBe('rack1-s');
     expect(applyTemplate('{hostName}', inv, '1')).toBeUndefined();
     expect(parseAddress('10.0.0.5:8443')).toEqual({ origin: 'https://10.0.0.5:8443', systemPath: undefined });
-    expect(parseAddress('https://10.0.0.5/redfish/v1/systems/1/')).toEqual({ origin: 'https://10.0.0.5', systemPath: '/redfish/v1/Systems/1' });
+    expect(parseAddress('https://10.0.0.5/redfish/v1/systems/1/')).toEqual({
+      origin: 'https://10.0.0.5',
+      systemPath: '/redfish/v1/Systems/1',
+    });
   });
 });
 
 describe('generate mode edges', () => {
   it('an inventory whose bmc.address carries a password: an error, no BareMetalHost, the password nowhere in items or results', async () => {
-    const inv = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: HardwareInventory\nmetadata:\n  name: n1\nspec:\n  bmc:\n    address: https://root:hunter2@10.0.0.5\n    systemPath: /redfish/v1/Systems/1\n  system: {}\n  disks: []\n  nics: []\n';
+    const inv =
+      'apiVersion: baremetal-krm.dev/v1alpha1\nkind: HardwareInventory\nmetadata:\n  name: n1\nspec:\n  bmc:\n    address: https://root:hunter2@10.0.0.5\n    systemPath: /redfish/v1/Systems/1\n  system: {}\n  disks: []\n  nics: []\n';
     const r = await runFunction(definition, resourceList([inv]), {});
     expect(r.exitCode).toBe(1);
     const errs = r.results.filter((x) => x.severity === 'error');
     expect(errs.map((x) => [x.message, x.field?.path])).toEqual([
-      ['HardwareInventory n1: spec.bmc.address carries a user name or password; remove them (credentials belong in the BMC Secret) or re-run discover', 'spec.bmc.address'],
+      [
+        'HardwareInventory n1: spec.bmc.address carries a user name or password; remove them (credentials belong in the BMC Secret) or re-run discover',
+        'spec.bmc.address',
+      ],
     ]);
     expect(itemsStream(r.output)).not.toMatch(/kind: BareMetalHost/);
     expect(JSON.stringify(r.results) + r.stderr).not.toContain('hunter2');

@@ -25,7 +25,12 @@ async function bmc(t: string, opts: Partial<BmcOptions> = {}): Promise<SimBmc> {
 }
 
 async function discover(b: SimBmc, extra: Record<string, unknown> = {}) {
-  const cfg = JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata: { name: 'd' }, spec: { mode: 'discover', ...extra, bmcs: [{ address: b.url, name: 'n' }] } });
+  const cfg = JSON.stringify({
+    apiVersion: 'baremetal-krm.dev/v1alpha1',
+    kind: 'BMHFromRedfish',
+    metadata: { name: 'd' },
+    spec: { mode: 'discover', ...extra, bmcs: [{ address: b.url, name: 'n' }] },
+  });
   const r = await runFunction(definition, resourceList([], cfg), ENV);
   expect(r.results.filter((x) => x.severity === 'error')).toEqual([]);
   const perSystem = /([\d.]+) Redfish requests per System/.exec(r.results.find((x) => x.tags?.rule === 'discover/summary')!.message)![1];
@@ -81,7 +86,12 @@ describe('BootOptions: only up to the first network boot option in BootOrder tha
   });
   it('when the first option cannot be read, the next one in BootOrder decides', async () => {
     const b = await bmc('libredfish-supermicro', { faults: [{ path: '/redfish/v1/Systems/1/BootOptions/Boot0019', kind: 'http-404' }] });
-    const cfg = JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata: { name: 'd' }, spec: { mode: 'discover', retries: 0, bmcs: [{ address: b.url, name: 'n' }] } });
+    const cfg = JSON.stringify({
+      apiVersion: 'baremetal-krm.dev/v1alpha1',
+      kind: 'BMHFromRedfish',
+      metadata: { name: 'd' },
+      spec: { mode: 'discover', retries: 0, bmcs: [{ address: b.url, name: 'n' }] },
+    });
     const r = await runFunction(definition, resourceList([], cfg), ENV);
     expect(bootReads(b)).toEqual(['Boot0019', 'Boot001A']);
     const out = itemsStream(r.output);
@@ -110,7 +120,12 @@ describe('$expand', () => {
   });
   it('a System URL address with expand: the root is read once for its ProtocolFeaturesSupported', async () => {
     const b = await bmc('dmtf-public-rackmount1');
-    const cfg = JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata: { name: 'd' }, spec: { mode: 'discover', expand: true, bmcs: [{ address: `${b.url}/redfish/v1/Systems/437XR1138R2`, name: 'n' }] } });
+    const cfg = JSON.stringify({
+      apiVersion: 'baremetal-krm.dev/v1alpha1',
+      kind: 'BMHFromRedfish',
+      metadata: { name: 'd' },
+      spec: { mode: 'discover', expand: true, bmcs: [{ address: `${b.url}/redfish/v1/Systems/437XR1138R2`, name: 'n' }] },
+    });
     await runFunction(definition, resourceList([], cfg), ENV);
     expect(b.log.slice(0, 2)).toEqual(['GET /redfish/v1', 'GET /redfish/v1/Systems/437XR1138R2']);
     // then Processors, EthernetInterfaces and SimpleStorage, expanded
@@ -151,7 +166,11 @@ describe('BootOptions edge cases (a synthetic service)', () => {
   function fakeClient(members: Record<string, Record<string, unknown>>, bootOrder: string[]) {
     const reads: string[] = [];
     const docs: Record<string, Record<string, unknown>> = {
-      [sys]: { Id: 'Sys1', Boot: { BootOrder: bootOrder, BootOptions: { '@odata.id': `${sys}/BootOptions` } }, EthernetInterfaces: { '@odata.id': `${sys}/EthernetInterfaces` } },
+      [sys]: {
+        Id: 'Sys1',
+        Boot: { BootOrder: bootOrder, BootOptions: { '@odata.id': `${sys}/BootOptions` } },
+        EthernetInterfaces: { '@odata.id': `${sys}/EthernetInterfaces` },
+      },
       [`${sys}/BootOptions`]: { Members: Object.keys(members).map((id) => ({ '@odata.id': `${sys}/BootOptions/${id}` })) },
       [`${sys}/EthernetInterfaces`]: { Members: [] },
       ...Object.fromEntries(Object.entries(members).map(([id, d]) => [`${sys}/BootOptions/${id}`, d])),
@@ -168,16 +187,26 @@ describe('BootOptions edge cases (a synthetic service)', () => {
     };
   }
   const disk = (ref: string) => ({ BootOptionReference: ref, DisplayName: 'ubuntu', UefiDevicePath: 'HD(1,GPT,0,0x800,0x1000)' });
-  const pxe = (ref: string, mac: string) => ({ BootOptionReference: ref, DisplayName: 'UEFI PXE IPv4', UefiDevicePath: `PciRoot(0x0)/MAC(${mac},0x1)/IPv4(0.0.0.0)` });
+  const pxe = (ref: string, mac: string) => ({
+    BootOptionReference: ref,
+    DisplayName: 'UEFI PXE IPv4',
+    UefiDevicePath: `PciRoot(0x0)/MAC(${mac},0x1)/IPv4(0.0.0.0)`,
+  });
 
   it('members named by reference: an absent reference is skipped, nothing past the boot NIC is read', async () => {
-    const f = fakeClient({ Boot0001: disk('Boot0001'), Boot0002: pxe('Boot0002', '0A0B0C0D0E0F'), Boot0003: pxe('Boot0003', '0A0B0C0D0E10') }, ['Boot0007', 'Boot0001', 'Boot0002', 'Boot0003']);
+    const f = fakeClient(
+      { Boot0001: disk('Boot0001'), Boot0002: pxe('Boot0002', '0A0B0C0D0E0F'), Boot0003: pxe('Boot0003', '0A0B0C0D0E10') },
+      ['Boot0007', 'Boot0001', 'Boot0002', 'Boot0003'],
+    );
     const raw = await new SystemCrawler(f.client).crawl(sys);
     expect(f.reads.filter((r) => r.startsWith('Boot0'))).toEqual(['Boot0001', 'Boot0002']);
     expect(raw.bootOptions.map((o) => o.BootOptionReference)).toEqual(['Boot0001', 'Boot0002']);
   });
   it('members not named by reference: read in order until each reference is found', async () => {
-    const f = fakeClient({ '1': disk('Boot0001'), '2': pxe('Boot0002', '0A0B0C0D0E0F'), '3': pxe('Boot0003', '0A0B0C0D0E10') }, ['Boot0002', 'Boot0003']);
+    const f = fakeClient({ '1': disk('Boot0001'), '2': pxe('Boot0002', '0A0B0C0D0E0F'), '3': pxe('Boot0003', '0A0B0C0D0E10') }, [
+      'Boot0002',
+      'Boot0003',
+    ]);
     const raw = await new SystemCrawler(f.client).crawl(sys);
     expect(f.reads.filter((r) => /^\d$/.test(r))).toEqual(['1', '2']);
     expect(raw.bootOptions.map((o) => o.BootOptionReference)).toEqual(['Boot0002']);
@@ -200,7 +229,9 @@ describe('budgets: a BMC cannot make the crawl hold unbounded memory or run fore
       pages++;
       const k = Number(/skip=(\d+)/.exec(req.url!)?.[1] ?? 0);
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ Members: [{ '@odata.id': `${EI}/${k}`, Pad: 'x'.repeat(pad) }], 'Members@odata.nextLink': `${EI}?skip=${k + 1}` }));
+      res.end(
+        JSON.stringify({ Members: [{ '@odata.id': `${EI}/${k}`, Pad: 'x'.repeat(pad) }], 'Members@odata.nextLink': `${EI}?skip=${k + 1}` }),
+      );
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, pages: () => pages };
@@ -243,15 +274,26 @@ describe('budgets: a BMC cannot make the crawl hold unbounded memory or run fore
       apiVersion: 'baremetal-krm.dev/v1alpha1',
       kind: 'BMHFromRedfish',
       metadata: { name: 'd' },
-      spec: { mode: 'discover', auth: 'session', bmcDeadlineSeconds: 1, requestsPerBmc: 1, bmcs: [{ address: slow.url, name: 'slow' }, { address: fast.url, name: 'fast' }] },
+      spec: {
+        mode: 'discover',
+        auth: 'session',
+        bmcDeadlineSeconds: 1,
+        requestsPerBmc: 1,
+        bmcs: [
+          { address: slow.url, name: 'slow' },
+          { address: fast.url, name: 'fast' },
+        ],
+      },
     });
     const r = await runFunction(definition, resourceList([], cfg), ENV);
     expect(r.exitCode).toBe(1);
     const errors = r.results.filter((x) => x.severity === 'error').map((x) => x.message);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(new RegExp(`^bmcs\\[0\\] \\(slow, ${slow.url}\\): discovery failed: (.*: )?the 1 s deadline for this BMC passed; the crawl stopped$`));
+    expect(errors[0]).toMatch(
+      new RegExp(`^bmcs\\[0\\] \\(slow, ${slow.url}\\): discovery failed: (.*: )?the 1 s deadline for this BMC passed; the crawl stopped$`),
+    );
     expect(r.results.filter((x) => x.tags?.rule === 'discover/missing')).toEqual([]);
-    expect([...itemsStream(r.output).matchAll(/^  name: (.*)$/gm)].map((m) => m[1])).toEqual(['fast']);
+    expect([...itemsStream(r.output).matchAll(/^ {2}name: (.*)$/gm)].map((m) => m[1])).toEqual(['fast']);
     expect(slow.stats.created).toBe(1);
     expect(slow.sessions()).toBe(0);
   });

@@ -36,7 +36,11 @@ export function envKey(name: string): string {
 }
 
 /** Credentials for a BMC: file entry (name, then address), env per name, file default, env default. */
-export function credentialsFor(t: Target, env: Record<string, string | undefined>, file: Record<string, Credentials> | undefined): Credentials | undefined {
+export function credentialsFor(
+  t: Target,
+  env: Record<string, string | undefined>,
+  file: Record<string, Credentials> | undefined,
+): Credentials | undefined {
   const fromFile = file && (file[t.name ?? ''] ?? file[t.address]);
   if (fromFile) return fromFile;
   if (t.name) {
@@ -58,7 +62,8 @@ function readCredentialsFile(path: string): Record<string, Credentials> {
     throw new Error(`credentials file ${path} cannot be read or parsed (${(e as NodeJS.ErrnoException).code ?? 'not YAML/JSON'})`);
   }
   const out: Record<string, Credentials> = {};
-  if (!doc || typeof doc !== 'object') throw new Error(`credentials file ${path}: expected a map {default: {username, password}, <name or address>: {...}}`);
+  if (!doc || typeof doc !== 'object')
+    throw new Error(`credentials file ${path}: expected a map {default: {username, password}, <name or address>: {...}}`);
   for (const [k, v] of Object.entries(doc as Record<string, unknown>)) {
     const e = v as { username?: unknown; password?: unknown };
     if (!e || typeof e.username !== 'string' || typeof e.password !== 'string')
@@ -70,7 +75,7 @@ function readCredentialsFile(path: string): Record<string, Credentials> {
 
 /** An address as results may show it: anything up to the last `@` (a user name or password) replaced by `***`. */
 export function redactAddress(address: string): string {
-  return address.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[^]*@/i, '$1***@');
+  return address.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@');
 }
 
 export class UserinfoError extends Error {}
@@ -79,11 +84,15 @@ export function parseAddress(address: string): { origin: string; systemPath?: st
   const raw = /^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `https://${address}`;
   // before parsing: a URL error must not quote a password either
   if (/^[a-z][a-z0-9+.-]*:\/\/[^?#]*@/i.test(raw))
-    throw new UserinfoError('it carries a user name or password; remove them from the address and give the credentials in env BMC_USERNAME / BMC_PASSWORD (or BMC_<NAME>_USERNAME / _PASSWORD) or a credentialsFile');
+    throw new UserinfoError(
+      'it carries a user name or password; remove them from the address and give the credentials in env BMC_USERNAME / BMC_PASSWORD (or BMC_<NAME>_USERNAME / _PASSWORD) or a credentialsFile',
+    );
   const u = new URL(raw);
   if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error(`scheme ${u.protocol} is not http or https`);
   const p = normalizePath(u.pathname);
-  const systemPath = /^\/redfish\/v1\/systems\/[^/]+$/i.test(p) ? p.replace(/^\/redfish\/v1\/systems\//i, '/redfish/v1/Systems/') : undefined;
+  const systemPath = /^\/redfish\/v1\/systems\/[^/]+$/i.test(p)
+    ? p.replace(/^\/redfish\/v1\/systems\//i, '/redfish/v1/Systems/')
+    : undefined;
   return { origin: u.origin, systemPath };
 }
 
@@ -159,8 +168,17 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
         caFile: b.caFile,
       });
     } catch (e) {
-      if (e instanceof UserinfoError) ctx.results.error(`bmcs[${i}]: address "${redactAddress(b.address)}" is refused: ${e.message}`, { object: fc, field, rule: 'discover/credentials-in-address' });
-      else ctx.results.error(`bmcs[${i}]: address "${redactAddress(b.address)}" is not usable (${(e as Error).message}); write https://host[:port][/redfish/v1/Systems/<id>]`, { object: fc, field, rule: 'discover/bad-address' });
+      if (e instanceof UserinfoError)
+        ctx.results.error(`bmcs[${i}]: address "${redactAddress(b.address)}" is refused: ${e.message}`, {
+          object: fc,
+          field,
+          rule: 'discover/credentials-in-address',
+        });
+      else
+        ctx.results.error(
+          `bmcs[${i}]: address "${redactAddress(b.address)}" is not usable (${(e as Error).message}); write https://host[:port][/redfish/v1/Systems/<id>]`,
+          { object: fc, field, rule: 'discover/bad-address' },
+        );
     }
   });
 
@@ -170,7 +188,11 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
     try {
       hosts = hostsOf(r.cidr);
     } catch (e) {
-      ctx.results.error(`ranges[${i}]: ${(e as Error).message}`, { object: fc, field: `spec.ranges[${i}].cidr`, rule: 'discover/bad-range' });
+      ctx.results.error(`ranges[${i}]: ${(e as Error).message}`, {
+        object: fc,
+        field: `spec.ranges[${i}].cidr`,
+        rule: 'discover/bad-range',
+      });
       continue;
     }
     const scheme = r.scheme ?? 'https';
@@ -179,7 +201,13 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
       hosts.map((h) =>
         limiter.run(async () => {
           const origin = rangeOrigin(scheme, h, port);
-          const c = new RedfishClient({ origin, timeoutMs: Math.min(timeoutMs, 2000), retries: 0, insecureSkipVerify: r.insecureSkipVerify ?? false, maxInFlight: 1 });
+          const c = new RedfishClient({
+            origin,
+            timeoutMs: Math.min(timeoutMs, 2000),
+            retries: 0,
+            insecureSkipVerify: r.insecureSkipVerify ?? false,
+            maxInFlight: 1,
+          });
           try {
             const root = await c.get('/redfish/v1');
             return root.RedfishVersion || root.Systems ? origin : undefined;
@@ -195,9 +223,19 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
       if (!origin) continue;
       const address = origin; // URL.origin: no default port
       if (targets.some((t) => t.origin === origin)) continue; // listed in bmcs[] too (origins compare equal: default ports dropped)
-      targets.push({ label: `ranges[${i}] (${address})`, field: `spec.ranges[${i}]`, address, origin, credentialsSecret: r.credentialsSecret, insecureSkipVerify: r.insecureSkipVerify ?? false });
+      targets.push({
+        label: `ranges[${i}] (${address})`,
+        field: `spec.ranges[${i}]`,
+        address,
+        origin,
+        credentialsSecret: r.credentialsSecret,
+        insecureSkipVerify: r.insecureSkipVerify ?? false,
+      });
     }
-    ctx.results.info(`ranges[${i}] ${r.cidr}: ${found.filter(Boolean).length} Redfish service(s) on port ${port} among ${hosts.length} addresses`, { object: fc, field: `spec.ranges[${i}]`, rule: 'discover/range' });
+    ctx.results.info(
+      `ranges[${i}] ${r.cidr}: ${found.filter(Boolean).length} Redfish service(s) on port ${port} among ${hosts.length} addresses`,
+      { object: fc, field: `spec.ranges[${i}]`, rule: 'discover/range' },
+    );
   }
 
   const failed = new Set<Target>();
@@ -215,7 +253,10 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
         const credentials = credentialsFor(t, ctx.env, file);
         if (!credentials) {
           failed.add(t);
-          results.error(`${t.label}: no credentials; set BMC_USERNAME and BMC_PASSWORD${t.name ? ` (or BMC_${envKey(t.name)}_USERNAME / _PASSWORD)` : ''} or a credentialsFile`, { object: fc, field: t.field, rule: 'discover/credentials' });
+          results.error(
+            `${t.label}: no credentials; set BMC_USERNAME and BMC_PASSWORD${t.name ? ` (or BMC_${envKey(t.name)}_USERNAME / _PASSWORD)` : ''} or a credentialsFile`,
+            { object: fc, field: t.field, rule: 'discover/credentials' },
+          );
           return [];
         }
         let ca: string | undefined;
@@ -224,7 +265,11 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
             ca = readFileSync(t.caFile, 'utf8');
           } catch (e) {
             failed.add(t);
-            results.error(`${t.label}: caFile ${t.caFile} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`, { object: fc, field: t.field.replace(/address$/, 'caFile'), rule: 'discover/ca' });
+            results.error(`${t.label}: caFile ${t.caFile} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`, {
+              object: fc,
+              field: t.field.replace(/address$/, 'caFile'),
+              rule: 'discover/ca',
+            });
             return [];
           }
         }
@@ -251,14 +296,29 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
             if (t.credentialsSecret) bmc.credentialsSecret = t.credentialsSecret;
             if (t.insecureSkipVerify) bmc.insecureSkipVerify = true;
             const inv = await discoverSystem(client, p, bmc, { expand: service.expand }, service.inline.get(p));
-            out.push({ target: t, inv, systemId: p.split('/').pop() ?? p, requests: client.requests - before + (paths.length === 1 ? shared : 0) });
+            out.push({
+              target: t,
+              inv,
+              systemId: p.split('/').pop() ?? p,
+              requests: client.requests - before + (paths.length === 1 ? shared : 0),
+            });
           }
           results.info(
             `${t.label}: ${paths.length} System(s), ${client.requests} Redfish request(s)${paths.length > 1 ? ` (${shared} for the service root and Systems, then ${out.map((f) => f.requests).join(', ')})` : ''}`,
-            { object: fc, field: t.field, rule: 'discover/requests', tags: { requests: String(client.requests), systems: String(paths.length) } },
+            {
+              object: fc,
+              field: t.field,
+              rule: 'discover/requests',
+              tags: { requests: String(client.requests), systems: String(paths.length) },
+            },
           );
-          for (const f of out) for (const m of f.inv.missing ?? [])
-            results.warning(`${t.label}: ${f.systemId}: ${m} (recorded as missing; the rest of the System was read)`, { object: fc, field: t.field, rule: 'discover/missing' });
+          for (const f of out)
+            for (const m of f.inv.missing ?? [])
+              results.warning(`${t.label}: ${f.systemId}: ${m} (recorded as missing; the rest of the System was read)`, {
+                object: fc,
+                field: t.field,
+                rule: 'discover/missing',
+              });
         } catch (e) {
           failed.add(t);
           results.error(`${t.label}: discovery failed: ${describeFailure(e)}`, { object: fc, field: t.field, rule: 'discover/bmc' });
@@ -285,12 +345,19 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
       if (t.name) name = found.length > 1 ? dnsName(`${t.name}-${f.systemId}`) : t.name;
       else name = applyTemplate(spec.nameTemplate ?? '{hostName|serviceTag|serialNumber}', f.inv, f.systemId);
       if (!name) {
-        ctx.results.error(`${t.label}: System ${f.systemId} gives no name from nameTemplate "${spec.nameTemplate ?? '{hostName|serviceTag|serialNumber}'}"; set bmcs[].name`, { object: fc, field: t.field, rule: 'discover/name' });
+        ctx.results.error(
+          `${t.label}: System ${f.systemId} gives no name from nameTemplate "${spec.nameTemplate ?? '{hostName|serviceTag|serialNumber}'}"; set bmcs[].name`,
+          { object: fc, field: t.field, rule: 'discover/name' },
+        );
         continue;
       }
       const other = names.get(name);
       if (other) {
-        ctx.results.error(`${t.label}: System ${f.systemId} would be named "${name}", like ${other}; set bmcs[].name for one of them`, { object: fc, field: t.field, rule: 'discover/duplicate-name' });
+        ctx.results.error(`${t.label}: System ${f.systemId} would be named "${name}", like ${other}; set bmcs[].name for one of them`, {
+          object: fc,
+          field: t.field,
+          rule: 'discover/duplicate-name',
+        });
         continue;
       }
       names.set(name, `${t.label} ${f.systemId}`);
@@ -312,10 +379,15 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
     if ([...failed].some((t) => t.address === addr)) {
       desired.push({ data: structuredClone(item.data) });
       names.set(item.name, 'kept');
-      ctx.results.warning(`${item.name}: kept the previous inventory snapshot because its BMC failed`, { object: item, rule: 'discover/kept' });
+      ctx.results.warning(`${item.name}: kept the previous inventory snapshot because its BMC failed`, {
+        object: item,
+        rule: 'discover/kept',
+      });
     }
   }
-  desired.sort((a, b) => naturalCompare(String((a.data.metadata as { name: string }).name), String((b.data.metadata as { name: string }).name)));
+  desired.sort((a, b) =>
+    naturalCompare(String((a.data.metadata as { name: string }).name), String((b.data.metadata as { name: string }).name)),
+  );
   ctx.reconcile(OWNER_DISCOVER, desired);
   const systems = perTarget.reduce((n, f) => n + f.length, 0);
   const requests = perTarget.flat().reduce((n, f) => n + f.requests, 0);

@@ -20,7 +20,27 @@ let tmp: string;
 
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), 'bmh-tls-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(tmp, 'key.pem'), '-out', join(tmp, 'cert.pem'), '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(tmp, 'key.pem'),
+      '-out',
+      join(tmp, 'cert.pem'),
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   tls = { key: readFileSync(join(tmp, 'key.pem'), 'utf8'), cert: readFileSync(join(tmp, 'cert.pem'), 'utf8') };
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -36,7 +56,12 @@ async function bmc(opts: Partial<BmcOptions> = {}): Promise<SimBmc> {
 }
 
 async function discover(bmcs: Record<string, unknown>[], extra: Record<string, unknown> = {}, env: Record<string, string> = ENV) {
-  const cfg = JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata: { name: 'd' }, spec: { mode: 'discover', timeoutSeconds: 1, retries: 2, ...extra, bmcs } });
+  const cfg = JSON.stringify({
+    apiVersion: 'baremetal-krm.dev/v1alpha1',
+    kind: 'BMHFromRedfish',
+    metadata: { name: 'd' },
+    spec: { mode: 'discover', timeoutSeconds: 1, retries: 2, ...extra, bmcs },
+  });
   const r = await runFunction(definition, resourceList([], cfg), env);
   // nothing secret, anywhere
   expect(r.output).not.toContain(ENV.BMC_PASSWORD);
@@ -44,7 +69,7 @@ async function discover(bmcs: Record<string, unknown>[], extra: Record<string, u
   return r;
 }
 const byRule = (rs: Result[], rule: string) => rs.filter((r) => r.tags?.rule === rule);
-const inventoryNames = (out: string) => [...itemsStream(out).matchAll(/^  name: (.*)$/gm)].map((m) => m[1]);
+const inventoryNames = (out: string) => [...itemsStream(out).matchAll(/^ {2}name: (.*)$/gm)].map((m) => m[1]);
 
 describe('fault classes through the simulator', () => {
   it('500 on a required resource is retried with backoff, then succeeds', async () => {
@@ -58,7 +83,10 @@ describe('fault classes through the simulator', () => {
   it('HTML 500 after all retries fails that BMC only, with one error naming it; the others are rendered', async () => {
     const bad = await bmc({ faults: [{ path: '/redfish/v1/Systems/437XR1138R2', kind: 'html-500' }] });
     const good = await bmc();
-    const r = await discover([{ address: bad.url, name: 'bad' }, { address: good.url, name: 'good' }]);
+    const r = await discover([
+      { address: bad.url, name: 'bad' },
+      { address: good.url, name: 'good' },
+    ]);
     expect(r.exitCode).toBe(1);
     const errs = r.results.filter((x) => x.severity === 'error');
     expect(errs).toHaveLength(1);
@@ -78,15 +106,29 @@ describe('fault classes through the simulator', () => {
     const r = await discover([{ address: b.url, name: 'n1' }], { retries: 0 });
     expect(r.exitCode).toBe(0);
     const out = itemsStream(r.output);
-    expect(out).toContain('  missing:\n  - "EthernetInterfaces/VLAN1: HTTP 404: The resource at the URI /redfish/v1/Systems/437XR1138R2/EthernetInterfaces/VLAN1 was not found."\n  - "Processors: HTTP 403: Forbidden."\n  - "SimpleStorage: HTTP 401: Unauthorized."\n');
+    expect(out).toContain(
+      '  missing:\n  - "EthernetInterfaces/VLAN1: HTTP 404: The resource at the URI /redfish/v1/Systems/437XR1138R2/EthernetInterfaces/VLAN1 was not found."\n  - "Processors: HTTP 403: Forbidden."\n  - "SimpleStorage: HTTP 401: Unauthorized."\n',
+    );
     expect(byRule(r.results, 'discover/missing')).toHaveLength(3);
   });
 
   it('a timeout is retried and then reported; truncated and invalid JSON are reported', async () => {
     const t = await bmc({ faults: [{ path: '/redfish/v1/Systems/437XR1138R2', kind: 'timeout' }] });
     const tr = await bmc({ faults: [{ path: '/redfish/v1/Systems/437XR1138R2', kind: 'truncated-json' }] });
-    const inv = await bmc({ faults: [{ path: '/redfish/v1/Systems/437XR1138R2/Bios', kind: 'invalid-json' }, { path: '/redfish/v1/Systems/437XR1138R2/SimpleStorage/1', kind: 'invalid-json' }] });
-    const r = await discover([{ address: t.url, name: 'slow' }, { address: tr.url, name: 'cut' }, { address: inv.url, name: 'odd' }], { retries: 1, timeoutSeconds: 0.3 });
+    const inv = await bmc({
+      faults: [
+        { path: '/redfish/v1/Systems/437XR1138R2/Bios', kind: 'invalid-json' },
+        { path: '/redfish/v1/Systems/437XR1138R2/SimpleStorage/1', kind: 'invalid-json' },
+      ],
+    });
+    const r = await discover(
+      [
+        { address: t.url, name: 'slow' },
+        { address: tr.url, name: 'cut' },
+        { address: inv.url, name: 'odd' },
+      ],
+      { retries: 1, timeoutSeconds: 0.3 },
+    );
     const msgs = r.results.filter((x) => x.severity === 'error').map((x) => x.message);
     expect(msgs).toEqual([
       `bmcs[0] (slow, ${t.url}): discovery failed: no answer within 300 ms`,
@@ -101,14 +143,18 @@ describe('fault classes through the simulator', () => {
     const b = await bmc();
     const r = await discover([{ address: b.url, name: 'n1' }], {}, { BMC_USERNAME: 'admin', BMC_PASSWORD: 'wrong-' + ENV.BMC_PASSWORD });
     expect(r.exitCode).toBe(1);
-    expect(r.results.find((x) => x.severity === 'error')!.message).toBe(`bmcs[0] (n1, ${b.url}): discovery failed: Systems: HTTP 401: Unauthorized.`);
+    expect(r.results.find((x) => x.severity === 'error')!.message).toBe(
+      `bmcs[0] (n1, ${b.url}): discovery failed: Systems: HTTP 401: Unauthorized.`,
+    );
     expect(r.output).not.toContain('wrong-');
   });
 
   it('missing credentials name the variables to set', async () => {
     const b = await bmc();
     const r = await discover([{ address: b.url, name: 'node-7' }], {}, {});
-    expect(r.results[0]!.message).toBe(`bmcs[0] (node-7, ${b.url}): no credentials; set BMC_USERNAME and BMC_PASSWORD (or BMC_NODE_7_USERNAME / _PASSWORD) or a credentialsFile`);
+    expect(r.results[0]!.message).toBe(
+      `bmcs[0] (node-7, ${b.url}): no credentials; set BMC_USERNAME and BMC_PASSWORD (or BMC_NODE_7_USERNAME / _PASSWORD) or a credentialsFile`,
+    );
   });
 
   it('per-BMC credentials from env and from a mounted file', async () => {
@@ -116,7 +162,14 @@ describe('fault classes through the simulator', () => {
     const c = await bmc({ password: 'pc' });
     const file = join(tmp, 'creds.yaml');
     writeFileSync(file, `default: {username: admin, password: nope}\n${c.url}: {username: admin, password: pc}\n`);
-    const r = await discover([{ address: a.url, name: 'a' }, { address: c.url, name: 'c' }], { credentialsFile: file }, { BMC_A_USERNAME: 'admin', BMC_A_PASSWORD: 'pa' });
+    const r = await discover(
+      [
+        { address: a.url, name: 'a' },
+        { address: c.url, name: 'c' },
+      ],
+      { credentialsFile: file },
+      { BMC_A_USERNAME: 'admin', BMC_A_PASSWORD: 'pa' },
+    );
     expect(r.exitCode).toBe(0);
     expect(inventoryNames(r.output)).toEqual(['a', 'c']);
     expect(r.output).not.toMatch(/\bpa\b|\bpc\b|nope/);
@@ -138,8 +191,13 @@ describe('fault classes through the simulator', () => {
   it('self-signed TLS: refused by default, accepted with insecureSkipVerify or the CA file', async () => {
     const b = await bmc({ tls });
     const r = await discover([{ address: b.url, name: 'strict' }], { retries: 0 });
-    expect(r.results.find((x) => x.severity === 'error')!.message).toMatch(/^bmcs\[0\] \(strict, https:\/\/127\.0\.0\.1:\d+\): discovery failed: TLS certificate not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT\); set insecureSkipVerify or give a CA bundle$/);
-    const ok = await discover([{ address: b.url, name: 'skip', insecureSkipVerify: true }, { address: b.url.replace('https://', '') + '/redfish/v1/Systems/437XR1138R2', name: 'ca', caFile: join(tmp, 'cert.pem') }]);
+    expect(r.results.find((x) => x.severity === 'error')!.message).toMatch(
+      /^bmcs\[0\] \(strict, https:\/\/127\.0\.0\.1:\d+\): discovery failed: TLS certificate not trusted \(DEPTH_ZERO_SELF_SIGNED_CERT\); set insecureSkipVerify or give a CA bundle$/,
+    );
+    const ok = await discover([
+      { address: b.url, name: 'skip', insecureSkipVerify: true },
+      { address: b.url.replace('https://', '') + '/redfish/v1/Systems/437XR1138R2', name: 'ca', caFile: join(tmp, 'cert.pem') },
+    ]);
     expect(ok.exitCode).toBe(0);
     expect(inventoryNames(ok.output)).toEqual(['ca', 'skip']);
     expect(itemsStream(ok.output)).toContain('    insecureSkipVerify: true\n');
@@ -148,7 +206,7 @@ describe('fault classes through the simulator', () => {
   it('paging: Members@odata.nextLink is followed', async () => {
     const b = await bmc({ pageSize: 1 });
     const r = await discover([{ address: b.url, name: 'n1' }]);
-    const nics = [...itemsStream(r.output).matchAll(/^  - id: (.*)$/gm)].map((m) => m[1]);
+    const nics = [...itemsStream(r.output).matchAll(/^ {2}- id: (.*)$/gm)].map((m) => m[1]);
     expect(nics).toEqual(['12446A3B0411', '12446A3B8890', 'ToManager', 'VLAN1']);
     expect(b.log).toContain('GET /redfish/v1/Systems/437XR1138R2/EthernetInterfaces?$skip=3');
   });
@@ -157,7 +215,11 @@ describe('fault classes through the simulator', () => {
     const other = await bmc();
     const b = await bmc({
       faults: [
-        { path: '/redfish/v1/Systems/437XR1138R2/Bios', kind: 'redirect-other-origin', location: `${other.url}/redfish/v1/Systems/437XR1138R2/Bios` },
+        {
+          path: '/redfish/v1/Systems/437XR1138R2/Bios',
+          kind: 'redirect-other-origin',
+          location: `${other.url}/redfish/v1/Systems/437XR1138R2/Bios`,
+        },
         { path: '/redfish/v1/Systems', kind: 'redirect-same-origin', location: '/redfish/v1/Systems/', times: 1 },
       ],
     });
@@ -170,7 +232,9 @@ describe('fault classes through the simulator', () => {
   it('responses over the size cap are refused', async () => {
     const b = await bmc({ faults: [{ path: '/redfish/v1/Systems/437XR1138R2', kind: 'huge-body' }] });
     const r = await discover([{ address: b.url, name: 'n1' }], { retries: 0 });
-    expect(r.results.find((x) => x.severity === 'error')!.message).toBe(`bmcs[0] (n1, ${b.url}): discovery failed: response exceeds the 8388608-byte cap`);
+    expect(r.results.find((x) => x.severity === 'error')!.message).toBe(
+      `bmcs[0] (n1, ${b.url}): discovery failed: response exceeds the 8388608-byte cap`,
+    );
   });
 
   it('a BMC that fails keeps its previous inventory snapshot', async () => {
@@ -178,7 +242,12 @@ describe('fault classes through the simulator', () => {
     const first = await discover([{ address: b.url, name: 'n1' }]);
     const items = itemsStream(first.output).split(/^---\n/m);
     await b.close();
-    const cfg = JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata: { name: 'd' }, spec: { mode: 'discover', retries: 0, bmcs: [{ address: b.url, name: 'n1' }] } });
+    const cfg = JSON.stringify({
+      apiVersion: 'baremetal-krm.dev/v1alpha1',
+      kind: 'BMHFromRedfish',
+      metadata: { name: 'd' },
+      spec: { mode: 'discover', retries: 0, bmcs: [{ address: b.url, name: 'n1' }] },
+    });
     const r = await runFunction(definition, resourceList(items, cfg), ENV);
     expect(r.exitCode).toBe(1);
     expect(itemsStream(r.output)).toBe(itemsStream(first.output));
@@ -200,7 +269,9 @@ describe('fault classes through the simulator', () => {
     const r = await discover([], { ranges: [{ cidr: '127.0.0.0/30', port: b.port, scheme: 'http' }] });
     expect(r.exitCode).toBe(0);
     expect(inventoryNames(r.output)).toEqual(['web483']);
-    expect(byRule(r.results, 'discover/range')[0]!.message).toBe(`ranges[0] 127.0.0.0/30: 1 Redfish service(s) on port ${b.port} among 2 addresses`);
+    expect(byRule(r.results, 'discover/range')[0]!.message).toBe(
+      `ranges[0] 127.0.0.0/30: 1 Redfish service(s) on port ${b.port} among 2 addresses`,
+    );
   });
 
   it('an address with a user name or password is refused, never contacted, and never echoed', async () => {
@@ -213,13 +284,19 @@ describe('fault classes through the simulator', () => {
       { address: `https://admin:${ENV.BMC_PASSWORD}/x@10.0.0.5`, name: 'n3' },
       { address: good.url, name: 'good' },
     ];
-    const cfg = JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata: { name: 'd' }, spec: { mode: 'discover', timeoutSeconds: 1, bmcs } });
+    const cfg = JSON.stringify({
+      apiVersion: 'baremetal-krm.dev/v1alpha1',
+      kind: 'BMHFromRedfish',
+      metadata: { name: 'd' },
+      spec: { mode: 'discover', timeoutSeconds: 1, bmcs },
+    });
     const r = await runFunction(definition, resourceList([], cfg), ENV);
     // (the ResourceList's functionConfig is the caller's own input, echoed by the runtime)
     expect(itemsStream(r.output)).not.toContain(ENV.BMC_PASSWORD);
     expect(r.stderr).not.toContain(ENV.BMC_PASSWORD);
     expect(r.exitCode).toBe(1);
-    const fix = 'it carries a user name or password; remove them from the address and give the credentials in env BMC_USERNAME / BMC_PASSWORD (or BMC_<NAME>_USERNAME / _PASSWORD) or a credentialsFile';
+    const fix =
+      'it carries a user name or password; remove them from the address and give the credentials in env BMC_USERNAME / BMC_PASSWORD (or BMC_<NAME>_USERNAME / _PASSWORD) or a credentialsFile';
     expect(r.results.filter((x) => x.severity === 'error').map((x) => [x.message, x.field?.path, x.tags?.rule])).toEqual([
       [`bmcs[0]: address "http://***@127.0.0.1:${b.port}" is refused: ${fix}`, 'spec.bmcs[0].address', 'discover/credentials-in-address'],
       [`bmcs[1]: address "***@127.0.0.1:${b.port}" is refused: ${fix}`, 'spec.bmcs[1].address', 'discover/credentials-in-address'],
@@ -244,7 +321,9 @@ describe('fault classes through the simulator', () => {
     expect(r.exitCode).toBe(0);
     expect(inventoryNames(r.output)).toEqual(['rack1-n1']);
     expect(b.log.filter((l) => l === 'GET /redfish/v1/Systems/437XR1138R2')).toHaveLength(1);
-    expect(byRule(r.results, 'discover/range')[0]!.message).toBe('ranges[0] 127.0.0.0/29: 1 Redfish service(s) on port 80 among 6 addresses');
+    expect(byRule(r.results, 'discover/range')[0]!.message).toBe(
+      'ranges[0] 127.0.0.0/29: 1 Redfish service(s) on port 80 among 6 addresses',
+    );
     expect(byRule(r.results, 'discover/summary')[0]!.message).toMatch(/^discovered 1 System\(s\) from 1 of 1 BMC\(s\)/);
   });
 
@@ -264,7 +343,9 @@ describe('session auth', () => {
     const b = await bmc({ faults: [{ path: `${SYS}/SimpleStorage`, kind: 'http-401' }] });
     const r = await discover([{ address: b.url, name: 'n1' }], { auth: 'session', retries: 0 });
     expect(r.exitCode).toBe(0);
-    expect(warnings(r.results)).toEqual([`bmcs[0] (n1, ${b.url}): 437XR1138R2: SimpleStorage: HTTP 401: Unauthorized. (recorded as missing; the rest of the System was read)`]);
+    expect(warnings(r.results)).toEqual([
+      `bmcs[0] (n1, ${b.url}): 437XR1138R2: SimpleStorage: HTTP 401: Unauthorized. (recorded as missing; the rest of the System was read)`,
+    ]);
     expect(b.stats).toEqual({ created: 2, deleted: 2 });
     expect(b.sessions()).toBe(0);
     expect(b.log.filter((l) => l === `GET ${SYS}/SimpleStorage`)).toHaveLength(2);
@@ -272,7 +353,13 @@ describe('session auth', () => {
 
   it('a 401 on a session that has not answered yet is "forbidden": no re-login, and close() logs it out', async () => {
     const b = await bmc({ maxSessions: 1000, faults: [{ path: `${SYS}/Bios`, kind: 'http-401' }] });
-    const c = new RedfishClient({ origin: b.url, credentials: { username: 'admin', password: ENV.BMC_PASSWORD }, auth: 'session', retries: 0, timeoutMs: 1000 });
+    const c = new RedfishClient({
+      origin: b.url,
+      credentials: { username: 'admin', password: ENV.BMC_PASSWORD },
+      auth: 'session',
+      retries: 0,
+      timeoutMs: 1000,
+    });
     await expect(c.get(`${SYS}/Bios`)).rejects.toThrow('HTTP 401: Unauthorized.');
     expect(await c.get(SYS)).toMatchObject({ Id: '437XR1138R2' });
     await expect(c.get(`${SYS}/Bios`)).rejects.toThrow('HTTP 401: Unauthorized.');
@@ -303,7 +390,13 @@ describe('session auth', () => {
 
   it('a failed login is not remembered: the next request logs in again', async () => {
     const b = await bmc({ faults: [{ path: '/redfish/v1/SessionService/Sessions', kind: 'invalid-json', times: 1 }] });
-    const c = new RedfishClient({ origin: b.url, credentials: { username: 'admin', password: ENV.BMC_PASSWORD }, auth: 'session', retries: 0, timeoutMs: 1000 });
+    const c = new RedfishClient({
+      origin: b.url,
+      credentials: { username: 'admin', password: ENV.BMC_PASSWORD },
+      auth: 'session',
+      retries: 0,
+      timeoutMs: 1000,
+    });
     await expect(c.get(SYS)).rejects.toThrow('session login answered without X-Auth-Token');
     expect(await c.get(SYS)).toMatchObject({ Id: '437XR1138R2' });
     await c.close();

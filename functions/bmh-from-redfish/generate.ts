@@ -28,7 +28,13 @@ export function bmcAddress(inv: HardwareInventorySpec, bootMethod: 'virtualmedia
   const raw = /^[a-z][a-z0-9+.-]*:\/\//i.test(inv.bmc.address) ? inv.bmc.address : `https://${inv.bmc.address}`;
   const u = new URL(raw);
   const dell = /dell/i.test(inv.system.manufacturer ?? '');
-  const base = dell ? (bootMethod === 'ipxe' ? 'idrac-redfish' : 'idrac-virtualmedia') : bootMethod === 'ipxe' ? 'redfish' : 'redfish-virtualmedia';
+  const base = dell
+    ? bootMethod === 'ipxe'
+      ? 'idrac-redfish'
+      : 'idrac-virtualmedia'
+    : bootMethod === 'ipxe'
+      ? 'redfish'
+      : 'redfish-virtualmedia';
   const scheme = u.protocol === 'http:' ? `${base}+http` : base;
   return `${scheme}://${u.host}${inv.bmc.systemPath}`;
 }
@@ -94,22 +100,36 @@ export function runGenerate(ctx: Context<Spec>): void {
   for (const item of invs) {
     const name = item.name;
     if (seen.has(name)) {
-      ctx.results.error(`HardwareInventory ${name} appears twice (${seen.get(name)!.file()?.path ?? '?'} and ${item.file()?.path ?? '?'}); delete one`, { object: item, rule: 'generate/duplicate-inventory' });
+      ctx.results.error(
+        `HardwareInventory ${name} appears twice (${seen.get(name)!.file()?.path ?? '?'} and ${item.file()?.path ?? '?'}); delete one`,
+        { object: item, rule: 'generate/duplicate-inventory' },
+      );
       continue;
     }
     seen.set(name, item);
     const inv = (item.data.spec ?? {}) as HardwareInventorySpec;
     if (!inv.bmc?.address || !inv.bmc.systemPath) {
-      ctx.results.error(`HardwareInventory ${name}: spec.bmc.address and spec.bmc.systemPath are required; re-run discover`, { object: item, field: 'spec.bmc', rule: 'generate/bad-inventory' });
+      ctx.results.error(`HardwareInventory ${name}: spec.bmc.address and spec.bmc.systemPath are required; re-run discover`, {
+        object: item,
+        field: 'spec.bmc',
+        rule: 'generate/bad-inventory',
+      });
       continue;
     }
     if (/^([a-z][a-z0-9+.-]*:\/\/)?[^?#]*@/i.test(inv.bmc.address)) {
-      ctx.results.error(`HardwareInventory ${name}: spec.bmc.address carries a user name or password; remove them (credentials belong in the BMC Secret) or re-run discover`, { object: item, field: 'spec.bmc.address', rule: 'generate/credentials-in-address' });
+      ctx.results.error(
+        `HardwareInventory ${name}: spec.bmc.address carries a user name or password; remove them (credentials belong in the BMC Secret) or re-run discover`,
+        { object: item, field: 'spec.bmc.address', rule: 'generate/credentials-in-address' },
+      );
       continue;
     }
     const dns = dnsName(name);
     if (dns !== name) {
-      ctx.results.error(`HardwareInventory ${name}: the name is not DNS-1123 (try "${dns}"); rename the item`, { object: item, field: 'metadata.name', rule: 'generate/bad-name' });
+      ctx.results.error(`HardwareInventory ${name}: the name is not DNS-1123 (try "${dns}"); rename the item`, {
+        object: item,
+        field: 'metadata.name',
+        rule: 'generate/bad-name',
+      });
       continue;
     }
     const ov = overrideFor(spec, name, inv);
@@ -126,14 +146,18 @@ export function runGenerate(ctx: Context<Spec>): void {
       const c = chooseBootMac(inv.nics ?? []);
       bootMac = c.mac;
       if (!c.mac)
-        ctx.results[bootMethod === 'ipxe' ? 'error' : 'warning'](`HardwareInventory ${name}: ${c.why}; set bmcs[].bootMACAddress for this host`, {
-          object: item,
-          field: 'spec.nics',
-          rule: 'generate/no-boot-mac',
-        });
+        ctx.results[bootMethod === 'ipxe' ? 'error' : 'warning'](
+          `HardwareInventory ${name}: ${c.why}; set bmcs[].bootMACAddress for this host`,
+          {
+            object: item,
+            field: 'spec.nics',
+            rule: 'generate/no-boot-mac',
+          },
+        );
     }
     const root = chooseRootDisk(inv.disks ?? [], spec.rootDeviceMinGiB ?? 20);
-    if (root.warning) ctx.results.warning(`HardwareInventory ${name}: ${root.warning}`, { object: item, field: 'spec.disks', rule: 'generate/root-disk' });
+    if (root.warning)
+      ctx.results.warning(`HardwareInventory ${name}: ${root.warning}`, { object: item, field: 'spec.disks', rule: 'generate/root-disk' });
 
     const profile = ov?.profile ?? spec.hardwareProfile ?? 'default';
     const labels: Record<string, string> = {};

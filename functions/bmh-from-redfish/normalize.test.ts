@@ -8,7 +8,17 @@ import { chooseBootMac, chooseRootDisk } from '../../src/model/host-policy.js';
 
 type Json = Record<string, unknown>;
 const bmc = { address: 'https://h', systemPath: '/redfish/v1/Systems/1' };
-const raw = (r: Partial<RawSystem>): RawSystem => ({ path: bmc.systemPath, system: { Boot: {} }, processors: [], ethernet: [], drives: [], simpleStorage: [], bootOptions: [], missing: [], ...r });
+const raw = (r: Partial<RawSystem>): RawSystem => ({
+  path: bmc.systemPath,
+  system: { Boot: {} },
+  processors: [],
+  ethernet: [],
+  drives: [],
+  simpleStorage: [],
+  bootOptions: [],
+  missing: [],
+  ...r,
+});
 const EI = join(repoRoot, '../shared/fixtures/redfish/dmtf-public-rackmount1/redfish/v1/Systems/437XR1138R2/EthernetInterfaces');
 const nic = (id: string) => JSON.parse(readFileSync(join(EI, id, 'index.json'), 'utf8')) as Json;
 
@@ -27,11 +37,18 @@ describe('NICs: physical or virtual from the interface itself, not from the orde
   });
 
   it('two physical NICs sharing a MAC: both stay physical, and the policy never chooses that MAC', () => {
-    const eth = [{ Id: 'NIC1', MACAddress: '52:54:00:00:00:01' }, { Id: 'NIC2', MACAddress: '52:54:00:00:00:01' }, { Id: 'NIC3', MACAddress: '52:54:00:00:00:03' }];
+    const eth = [
+      { Id: 'NIC1', MACAddress: '52:54:00:00:00:01' },
+      { Id: 'NIC2', MACAddress: '52:54:00:00:00:01' },
+      { Id: 'NIC3', MACAddress: '52:54:00:00:00:03' },
+    ];
     for (const order of [eth, [...eth].reverse()]) {
       const inv = normalizeSystem(raw({ ethernet: order }), bmc);
       expect(inv.nics.map((n) => n.type ?? 'physical')).toEqual(['physical', 'physical', 'physical']);
-      expect(chooseBootMac(inv.nics)).toEqual({ mac: '52:54:00:00:00:03', why: 'no network boot device is known; NIC NIC3 is the first enabled physical NIC' });
+      expect(chooseBootMac(inv.nics)).toEqual({
+        mac: '52:54:00:00:00:03',
+        why: 'no network boot device is known; NIC NIC3 is the first enabled physical NIC',
+      });
     }
   });
 

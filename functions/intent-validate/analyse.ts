@@ -97,8 +97,7 @@ export function objectMatcher(patterns: string[] | undefined): (kind: string, ns
     if (parts.length === 2) return { kind: rx(parts[0]!), name: rx(parts[1]!) };
     return { kind: rx(parts[0]!), ns: rx(parts[1]!), name: rx(parts.slice(2).join('/')) };
   });
-  return (kind, ns, name) =>
-    res.some((r) => (!r.kind || r.kind.test(kind)) && (!r.ns || r.ns.test(ns ?? '')) && r.name.test(name));
+  return (kind, ns, name) => res.some((r) => (!r.kind || r.kind.test(kind)) && (!r.ns || r.ns.test(ns ?? '')) && r.name.test(name));
 }
 
 const SEVERITY = new Map(RULES.map((r) => [r.id, r.severity]));
@@ -195,8 +194,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   const present = new Set<string>();
   for (const o of items) present.add(key(o.kind, o.namespace, o.name));
   const external = objectMatcher(spec.references?.external);
-  const exists = (k: string, ns: string | undefined, name: string): boolean =>
-    present.has(key(k, ns, name)) || external(k, ns, name);
+  const exists = (k: string, ns: string | undefined, name: string): boolean => present.has(key(k, ns, name)) || external(k, ns, name);
 
   // ---- schema, unknown fields, ambiguous scalars
   if (on('schema') || on('schema-unknown-field') || on('yaml-ambiguous')) {
@@ -222,11 +220,15 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
       const first = seen.get(id);
       if (first) {
         const where = opts.locate ? opts.locate(first) : first.file()?.path;
-        report('duplicate', `${o.id} is defined twice (first${where ? ' in ' + where : ''}); kustomize and the API server keep only one: rename or remove one of them`, {
-          object: o,
-          field: 'metadata.name',
-          path: ['metadata', 'name'],
-        });
+        report(
+          'duplicate',
+          `${o.id} is defined twice (first${where ? ' in ' + where : ''}); kustomize and the API server keep only one: rename or remove one of them`,
+          {
+            object: o,
+            field: 'metadata.name',
+            path: ['metadata', 'name'],
+          },
+        );
       } else seen.set(id, o);
     }
   }
@@ -241,7 +243,11 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     if (!/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(m)) return;
     const prev = macOwners.get(m);
     if (prev && !sameHost(prev.owner, owner)) {
-      report('duplicate', `MAC ${m} of ${owner} is also used by ${prev.owner} (${prev.obj.id} ${prev.field}); every NIC has its own MAC: fix the copy-paste`, { object: obj, field, path });
+      report(
+        'duplicate',
+        `MAC ${m} of ${owner} is also used by ${prev.owner} (${prev.obj.id} ${prev.field}); every NIC has its own MAC: fix the copy-paste`,
+        { object: obj, field, path },
+      );
     } else if (!prev) macOwners.set(m, { owner, obj, field, path });
   };
   const bmcOwners = new Map<string, { owner: string; obj: KubeObject }>();
@@ -251,14 +257,26 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     // never repeat credentials written into an address (`http://admin:pw@10.0.0.1/...`): a finding of its own
     const v = raw.replace(/^([a-z0-9+.-]+:\/\/)[^/@\s]*@/i, '$1***@');
     if (v !== raw)
-      report('encryption', `BMC address of ${owner} has credentials in it (${v}): remove them; BareMetalHosts take credentials from the Secret in bmc.credentialsName`, { object: obj, field, path });
+      report(
+        'encryption',
+        `BMC address of ${owner} has credentials in it (${v}): remove them; BareMetalHosts take credentials from the Secret in bmc.credentialsName`,
+        { object: obj, field, path },
+      );
     if (on('plain-http-bmc') && /^([a-z0-9-]+\+)?http:\/\//i.test(v))
-      report('plain-http-bmc', `BMC address ${v} of ${owner} uses plain http: credentials cross the network in clear; use https (e.g. redfish+https://, idrac-virtualmedia+https://)`, { object: obj, field, path });
+      report(
+        'plain-http-bmc',
+        `BMC address ${v} of ${owner} uses plain http: credentials cross the network in clear; use https (e.g. redfish+https://, idrac-virtualmedia+https://)`,
+        { object: obj, field, path },
+      );
     if (!on('duplicate')) return;
     const k = bmcKey(v);
     const prev = bmcOwners.get(k);
     if (prev && !sameHost(prev.owner, owner))
-      report('duplicate', `BMC address ${v} of ${owner} is also the BMC of ${prev.owner} (${prev.obj.id}); two hosts would power-cycle the same machine: fix the address or System path`, { object: obj, field, path });
+      report(
+        'duplicate',
+        `BMC address ${v} of ${owner} is also the BMC of ${prev.owner} (${prev.obj.id}); two hosts would power-cycle the same machine: fix the address or System path`,
+        { object: obj, field, path },
+      );
     else if (!prev) bmcOwners.set(k, { owner, obj });
   };
   const ipOwners = new Map<string, { owner: string; obj: KubeObject }>();
@@ -269,7 +287,11 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     const k = `${network}|${ip}`;
     const prev = ipOwners.get(k);
     if (prev && !sameHost(prev.owner, owner))
-      report('duplicate', `IP ${ip} on network ${network} of ${owner} is also given to ${prev.owner} (${prev.obj.id}): give each host its own address`, { object: obj, field, path });
+      report(
+        'duplicate',
+        `IP ${ip} on network ${network} of ${owner} is also given to ${prev.owner} (${prev.obj.id}): give each host its own address`,
+        { object: obj, field, path },
+      );
     else if (!prev) ipOwners.set(k, { owner, obj });
   };
   const secretRef = (o: KubeObject, name: unknown, ns: unknown, field: string, what: string): void => {
@@ -277,11 +299,15 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     if (!n || !on('reference')) return;
     const namespace = str(ns) ?? o.namespace;
     if (!exists('Secret', namespace, n))
-      report('reference', `${what} Secret ${namespace ? namespace + '/' : ''}${n} referenced by ${o.id} is not in the input: add the Secret (same namespace) or fix ${field}`, {
-        object: o,
-        field,
-        path: field.split('.'),
-      });
+      report(
+        'reference',
+        `${what} Secret ${namespace ? namespace + '/' : ''}${n} referenced by ${o.id} is not in the input: add the Secret (same namespace) or fix ${field}`,
+        {
+          object: o,
+          field,
+          path: field.split('.'),
+        },
+      );
   };
   const secretsByName = new Map<string, KubeObject>();
   for (const s of kind('Secret')) secretsByName.set(key('Secret', s.namespace, s.name), s);
@@ -301,11 +327,15 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     claimMac(specD.bootMACAddress, owner, o, 'spec.bootMACAddress', ['spec', 'bootMACAddress']);
     claimBmc(bmc.address, owner, o, 'spec.bmc.address', ['spec', 'bmc', 'address']);
     if (on('insecure-tls') && bmc.disableCertificateVerification === true)
-      report('insecure-tls', `${owner} has spec.bmc.disableCertificateVerification: true: the BMC's identity is not checked; install a trusted certificate on the BMC and set it to false`, {
-        object: o,
-        field: 'spec.bmc.disableCertificateVerification',
-        path: ['spec', 'bmc', 'disableCertificateVerification'],
-      });
+      report(
+        'insecure-tls',
+        `${owner} has spec.bmc.disableCertificateVerification: true: the BMC's identity is not checked; install a trusted certificate on the BMC and set it to false`,
+        {
+          object: o,
+          field: 'spec.bmc.disableCertificateVerification',
+          path: ['spec', 'bmc', 'disableCertificateVerification'],
+        },
+      );
     // network data: MACs and IPs
     const nd = isObj(specD.networkData) ? str(specD.networkData.name) : undefined;
     if (nd) {
@@ -328,10 +358,12 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
         const base = ['hosts', group, node];
         claimMac(h.macAddress, owner, o, base.join('.') + '.macAddress', [...base, 'macAddress']);
         if (isObj(h.macAddresses))
-          for (const [nic, m] of Object.entries(h.macAddresses)) claimMac(m, owner, o, `${base.join('.')}.macAddresses.${nic}`, [...base, 'macAddresses', nic]);
+          for (const [nic, m] of Object.entries(h.macAddresses))
+            claimMac(m, owner, o, `${base.join('.')}.macAddresses.${nic}`, [...base, 'macAddresses', nic]);
         claimBmc(h.bmcAddress, owner, o, base.join('.') + '.bmcAddress', [...base, 'bmcAddress']);
         if (isObj(h.ipAddresses))
-          for (const [net, ip] of Object.entries(h.ipAddresses)) claimIp(net, ip, owner, o, `${base.join('.')}.ipAddresses.${net}`, [...base, 'ipAddresses', net]);
+          for (const [net, ip] of Object.entries(h.ipAddresses))
+            claimIp(net, ip, owner, o, `${base.join('.')}.ipAddresses.${net}`, [...base, 'ipAddresses', net]);
       }
     }
   }
@@ -353,9 +385,16 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     const addr = str(b.address);
     const full = addr ? bmcKey(addr + (str(b.systemPath) && !addr.includes('/redfish/') ? str(b.systemPath) : '')) : undefined;
     const host = bmhByName.get(key('BareMetalHost', inv.namespace, inv.name)) ?? (full ? bmhByBmc.get(full) : undefined);
-    const owner = host ? `BareMetalHost ${host.namespace ? host.namespace + '/' : ''}${host.name}` : `HardwareInventory ${inv.namespace ? inv.namespace + '/' : ''}${inv.name}`;
+    const owner = host
+      ? `BareMetalHost ${host.namespace ? host.namespace + '/' : ''}${host.name}`
+      : `HardwareInventory ${inv.namespace ? inv.namespace + '/' : ''}${inv.name}`;
     if (host) inventoryOf.set(host, inv);
-    else if (addr) claimBmc(addr + (str(b.systemPath) && !addr.includes('/redfish/') ? str(b.systemPath) : ''), owner, inv, 'spec.bmc.address', ['spec', 'bmc', 'address']);
+    else if (addr)
+      claimBmc(addr + (str(b.systemPath) && !addr.includes('/redfish/') ? str(b.systemPath) : ''), owner, inv, 'spec.bmc.address', [
+        'spec',
+        'bmc',
+        'address',
+      ]);
     const nics = Array.isArray(s.nics) ? s.nics : [];
     nics.forEach((n, i) => {
       if (isObj(n)) claimMac(n.mac, owner, inv, `spec.nics[${i}].mac`, ['spec', 'nics', i, 'mac']);
@@ -368,11 +407,15 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   for (const h of hardwareData) {
     hwdByHost.set(key('BareMetalHost', h.namespace, h.name), h);
     if (on('reference') && !exists('BareMetalHost', h.namespace, h.name))
-      report('reference', `HardwareData ${h.namespace ? h.namespace + '/' : ''}${h.name} has no BareMetalHost of the same name and namespace: Metal3 pairs them by name; rename it or add the host`, {
-        object: h,
-        field: 'metadata.name',
-        path: ['metadata', 'name'],
-      });
+      report(
+        'reference',
+        `HardwareData ${h.namespace ? h.namespace + '/' : ''}${h.name} has no BareMetalHost of the same name and namespace: Metal3 pairs them by name; rename it or add the host`,
+        {
+          object: h,
+          field: 'metadata.name',
+          path: ['metadata', 'name'],
+        },
+      );
   }
 
   // ---- airshipctl phases
@@ -389,11 +432,15 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
           steps.forEach((step, i) => {
             const n = isObj(step) ? str(step.name) : undefined;
             if (n && !phaseNames.has(n) && !external('Phase', undefined, n))
-              report('reference', `PhasePlan ${plan.name} group ${gname ?? gi + 1} step ${i + 1} names Phase ${n}, which is not in the input: add the Phase or fix the name${closest(n, phaseNames)}`, {
-                object: plan,
-                field: `phaseGroups[${gi}].phases[${i}].name`,
-                path: ['phaseGroups', gi, 'phases', i, 'name'],
-              });
+              report(
+                'reference',
+                `PhasePlan ${plan.name} group ${gname ?? gi + 1} step ${i + 1} names Phase ${n}, which is not in the input: add the Phase or fix the name${closest(n, phaseNames)}`,
+                {
+                  object: plan,
+                  field: `phaseGroups[${gi}].phases[${i}].name`,
+                  path: ['phaseGroups', gi, 'phases', i, 'name'],
+                },
+              );
           });
         });
       const list = plan.get('phases');
@@ -401,11 +448,15 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
       list.forEach((step, i) => {
         const n = isObj(step) ? str(step.name) : undefined;
         if (n && !phaseNames.has(n) && !external('Phase', undefined, n))
-          report('reference', `PhasePlan ${plan.name} step ${i + 1} names Phase ${n}, which is not in the input: add the Phase or fix the name${closest(n, phaseNames)}`, {
-            object: plan,
-            field: `phases[${i}].name`,
-            path: ['phases', i, 'name'],
-          });
+          report(
+            'reference',
+            `PhasePlan ${plan.name} step ${i + 1} names Phase ${n}, which is not in the input: add the Phase or fix the name${closest(n, phaseNames)}`,
+            {
+              object: plan,
+              field: `phases[${i}].name`,
+              path: ['phases', i, 'name'],
+            },
+          );
       });
     }
     const clusterMaps = kind('ClusterMap', 'airshipit.org');
@@ -421,20 +472,28 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
         const k = str(ref.kind);
         const n = str(ref.name);
         if (k && n && !items.some((o) => o.kind === k && o.name === n) && !external(k, undefined, n))
-          report('reference', `Phase ${p.name} runs executor ${k}/${n}, which is not in the input: add the executor document or fix config.executorRef`, {
-            object: p,
-            field: 'config.executorRef.name',
-            path: ['config', 'executorRef', 'name'],
-          });
+          report(
+            'reference',
+            `Phase ${p.name} runs executor ${k}/${n}, which is not in the input: add the executor document or fix config.executorRef`,
+            {
+              object: p,
+              field: 'config.executorRef.name',
+              path: ['config', 'executorRef', 'name'],
+            },
+          );
       }
       const inMeta = str(p.get('metadata.clusterName'));
       const cn = inMeta ?? str(p.get('clusterName'));
       if (cn && clusterMaps.length > 0 && !clusters.has(cn))
-        report('reference', `Phase ${p.name} targets cluster ${cn}, which no ClusterMap in the input defines (known: ${[...clusters].sort().join(', ') || 'none'}): fix clusterName or add it to the ClusterMap${closest(cn, clusters)}`, {
-          object: p,
-          field: inMeta ? 'metadata.clusterName' : 'clusterName',
-          path: inMeta ? ['metadata', 'clusterName'] : ['clusterName'],
-        });
+        report(
+          'reference',
+          `Phase ${p.name} targets cluster ${cn}, which no ClusterMap in the input defines (known: ${[...clusters].sort().join(', ') || 'none'}): fix clusterName or add it to the ClusterMap${closest(cn, clusters)}`,
+          {
+            object: p,
+            field: inMeta ? 'metadata.clusterName' : 'clusterName',
+            path: inMeta ? ['metadata', 'clusterName'] : ['clusterName'],
+          },
+        );
     }
     // Flux Kustomization dependsOn
     for (const k of kind('Kustomization', 'kustomize.toolkit.fluxcd.io')) {
@@ -446,11 +505,15 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
         const ns = (isObj(dep) ? str(dep.namespace) : undefined) ?? k.namespace;
         const found = kind('Kustomization', 'kustomize.toolkit.fluxcd.io').some((x) => x.name === n && x.namespace === ns);
         if (!found && !external('Kustomization', ns, n))
-          report('reference', `Flux Kustomization ${k.namespace ? k.namespace + '/' : ''}${k.name} depends on Kustomization ${ns ? ns + '/' : ''}${n}, which is not in the input: Flux would wait forever; fix spec.dependsOn[${i}]`, {
-            object: k,
-            field: `spec.dependsOn[${i}].name`,
-            path: ['spec', 'dependsOn', i, 'name'],
-          });
+          report(
+            'reference',
+            `Flux Kustomization ${k.namespace ? k.namespace + '/' : ''}${k.name} depends on Kustomization ${ns ? ns + '/' : ''}${n}, which is not in the input: Flux would wait forever; fix spec.dependsOn[${i}]`,
+            {
+              object: k,
+              field: `spec.dependsOn[${i}].name`,
+              path: ['spec', 'dependsOn', i, 'name'],
+            },
+          );
       });
     }
   }
@@ -471,7 +534,9 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     hostObjects.push({ o: b, hw });
   }
   const attached = new Set(inventoryOf.values());
-  for (const inv of inventories) if (!attached.has(inv)) hostObjects.push({ o: inv, hw: { source: `HardwareInventory ${inv.name}`, data: inv.get('spec'), kind: 'inventory' } });
+  for (const inv of inventories)
+    if (!attached.has(inv))
+      hostObjects.push({ o: inv, hw: { source: `HardwareInventory ${inv.name}`, data: inv.get('spec'), kind: 'inventory' } });
   for (const { o, hw } of hostObjects) {
     const fact: HostFact = { name: o.name, kind: o.kind, object: o, labels: o.labels, profiles: [] };
     if (o.namespace) fact.namespace = o.namespace;
@@ -489,9 +554,11 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
       // an object without a namespace (a HardwareInventory snapshot, a document whose namespace
       // kustomize sets later) is not known to be elsewhere
       if (c.namespace && o.namespace && c.namespace !== o.namespace) continue;
-      const byHwccLabel = Object.prototype.hasOwnProperty.call(o.labels, `hardwareclassification.metal3.io/${c.name}`);
+      const byHwccLabel = Object.hasOwn(o.labels, `hardwareclassification.metal3.io/${c.name}`);
       if (wanted !== c.name && !byHwccLabel) continue;
-      const failures = fact.hardware ? matchClassification(c.get('spec.hardwareCharacteristics'), fact.hardware) : ['no hardware inventory'];
+      const failures = fact.hardware
+        ? matchClassification(c.get('spec.hardwareCharacteristics'), fact.hardware)
+        : ['no hardware inventory'];
       const entry = { kind: 'HardwareClassification', name: c.name, matched: failures.length === 0, failures };
       fact.profiles.push(entry);
       if (!byHwccLabel && wantedAt === 'annotations') byAnnotation.add(entry);
@@ -506,11 +573,15 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
       if (!bySelector && wantedAt === 'annotations') byAnnotation.add(entry);
     }
     if (wanted && !fact.profiles.some((x) => x.name === wanted) && on('reference'))
-      report('reference', `${o.id} asks for hardware profile ${wanted}, but no HardwareProfile or HardwareClassification of that name is in the input: add it or fix the ${wantedAt === 'labels' ? 'label' : 'annotation'}`, {
-        object: o,
-        field: `metadata.${wantedAt}.baremetal-krm.dev/hardware-profile`,
-        path: ['metadata', wantedAt, 'baremetal-krm.dev/hardware-profile'],
-      });
+      report(
+        'reference',
+        `${o.id} asks for hardware profile ${wanted}, but no HardwareProfile or HardwareClassification of that name is in the input: add it or fix the ${wantedAt === 'labels' ? 'label' : 'annotation'}`,
+        {
+          object: o,
+          field: `metadata.${wantedAt}.baremetal-krm.dev/hardware-profile`,
+          path: ['metadata', wantedAt, 'baremetal-krm.dev/hardware-profile'],
+        },
+      );
     for (const pr of fact.profiles) {
       if (pr.matched) continue;
       report(
@@ -520,7 +591,11 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
           : `${o.id} does not match ${pr.kind} ${pr.name} (hardware from ${fact.hardwareSource}): ${pr.failures.join('; ')}. Fix the host's hardware or assign another profile`,
         // asked for by the annotation (not a label or selector): point at the annotation
         byAnnotation.has(pr)
-          ? { object: o, field: 'metadata.annotations.baremetal-krm.dev/hardware-profile', path: ['metadata', 'annotations', 'baremetal-krm.dev/hardware-profile'] }
+          ? {
+              object: o,
+              field: 'metadata.annotations.baremetal-krm.dev/hardware-profile',
+              path: ['metadata', 'annotations', 'baremetal-krm.dev/hardware-profile'],
+            }
           : { object: o, field: 'metadata.labels', path: ['metadata', 'labels'] },
       );
     }
@@ -538,12 +613,23 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     // hygiene everywhere (BareMetalHost insecure-tls is reported above, with its own message)
     // (the walk only where the item's text holds something to find: most items hold nothing)
     const body = o.body;
-    const hygiene = (on('template-leftover') && TEMPLATE_LEFTOVER.test(body)) || (on('insecure-tls') && k !== 'BareMetalHost' && body.includes('disableCertificateVerification'));
+    const hygiene =
+      (on('template-leftover') && TEMPLATE_LEFTOVER.test(body)) ||
+      (on('insecure-tls') && k !== 'BareMetalHost' && body.includes('disableCertificateVerification'));
     if (hygiene) walkHygiene(o, d, report, (r) => (r === 'insecure-tls' && k === 'BareMetalHost' ? false : on(r)));
     if (k === 'BareMetalHost' || k === 'HardwareData' || k === 'HardwareInventory') continue;
     // certificates: PEM, base64 PEM, kubeconfig *-data fields, or any Secret data (base64)
-    const mayHoldCerts = k === 'Secret' || body.includes('-----BEGIN') || body.includes(B64_PEM) || /-data['"]?:/.test(body) || body.includes('clusters:');
-    if (mayHoldCerts && nowValid && (on('certificate-expired') || on('certificate-expiring') || on('certificate-not-yet-valid') || on('certificate-key-mismatch') || on('certificate-unreadable'))) {
+    const mayHoldCerts =
+      k === 'Secret' || body.includes('-----BEGIN') || body.includes(B64_PEM) || /-data['"]?:/.test(body) || body.includes('clusters:');
+    if (
+      mayHoldCerts &&
+      nowValid &&
+      (on('certificate-expired') ||
+        on('certificate-expiring') ||
+        on('certificate-not-yet-valid') ||
+        on('certificate-key-mismatch') ||
+        on('certificate-unreadable'))
+    ) {
       const r = checkCertificates(o, d, { now, warnDays: spec.certificates?.warnDays ?? 30 });
       certificates.push(...r.facts);
       for (const f of r.findings) report(f.rule, f.message, f);
@@ -569,22 +655,30 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
         const enc: string[] = [];
         collectEncrypted(d, [], enc);
         if (enc.length > 0)
-          report('encryption', `${o.id} has ${enc.length} sops-encrypted value(s) (${enc.slice(0, 5).join(', ')}${enc.length > 5 ? ` and ${enc.length - 5} more` : ''}) but no sops: block, which holds the data key: nothing can decrypt them; commit the file exactly as sops wrote it (with its sops: block) or encrypt it again`, {
-            object: o,
-            field: enc[0],
-            path: enc[0]!.split('.'),
-          });
+          report(
+            'encryption',
+            `${o.id} has ${enc.length} sops-encrypted value(s) (${enc.slice(0, 5).join(', ')}${enc.length > 5 ? ` and ${enc.length - 5} more` : ''}) but no sops: block, which holds the data key: nothing can decrypt them; commit the file exactly as sops wrote it (with its sops: block) or encrypt it again`,
+            {
+              object: o,
+              field: enc[0],
+              path: enc[0]!.split('.'),
+            },
+          );
       }
       if (plain.length > 0) {
         const shown = plain.slice(0, 5).join(', ') + (plain.length > 5 ? ` and ${plain.length - 5} more` : '');
         // a catalogue: encrypt just the flagged keys (named by a regex sops matches against key names)
         const keys = [...new Set(plain.map((p) => p.split('.').pop()!).filter((x) => !/^\d+$/.test(x)))].sort();
         const regex = isCatalogue ? `^(${keys.map((x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$` : '^(data|stringData)$';
-        report('encryption', `${o.id} holds ${plain.length} plaintext secret value(s) (${shown})${sops ? ' outside its sops-encrypted fields' : ''}: encrypt it with sops (e.g. sops --encrypt --encrypted-regex '${regex}'), or list it in spec.encryption.allow`, {
-          object: o,
-          field: plain[0],
-          path: plain[0]!.split('.'),
-        });
+        report(
+          'encryption',
+          `${o.id} holds ${plain.length} plaintext secret value(s) (${shown})${sops ? ' outside its sops-encrypted fields' : ''}: encrypt it with sops (e.g. sops --encrypt --encrypted-regex '${regex}'), or list it in spec.encryption.allow`,
+          {
+            object: o,
+            field: plain[0],
+            path: plain[0]!.split('.'),
+          },
+        );
       }
     }
   }
@@ -599,14 +693,25 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
       const members = hostFacts.filter((h) => Object.entries(sel).every(([k, v]) => h.labels[k] === v));
       const wanted = (role.count?.active ?? 0) + (role.count?.standby ?? 0);
       const fact: RoleFact = { name: role.name, hosts: members.map((h) => h.name).sort(), wanted, cpuRequested: 0, memoryRequestedMiB: 0 };
-      const selText = Object.entries(sel).map(([k, v]) => `${k}=${v}`).join(',') || '(all hosts)';
+      const selText =
+        Object.entries(sel)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(',') || '(all hosts)';
       if (role.topologyKey) {
         const domains = new Set(members.map((h) => h.labels[role.topologyKey!]).filter((v) => v !== undefined));
         fact.domains = domains.size;
         if (wanted > 0 && domains.size < wanted)
-          report('capacity-hosts', `role ${role.name} needs ${wanted} host(s) (active ${role.count?.active ?? 0} + standby ${role.count?.standby ?? 0}) on distinct ${role.topologyKey} values, but hosts matching ${selText} span only ${domains.size} (${[...domains].sort().join(', ') || 'none'}): add hosts in other domains or lower the count`, {});
+          report(
+            'capacity-hosts',
+            `role ${role.name} needs ${wanted} host(s) (active ${role.count?.active ?? 0} + standby ${role.count?.standby ?? 0}) on distinct ${role.topologyKey} values, but hosts matching ${selText} span only ${domains.size} (${[...domains].sort().join(', ') || 'none'}): add hosts in other domains or lower the count`,
+            {},
+          );
       } else if (wanted > 0 && members.length < wanted) {
-        report('capacity-hosts', `role ${role.name} needs ${wanted} host(s) (active ${role.count?.active ?? 0} + standby ${role.count?.standby ?? 0}) but only ${members.length} match ${selText}${members.length ? ' (' + fact.hosts.join(', ') + ')' : ''}: add hosts or fix their labels`, {});
+        report(
+          'capacity-hosts',
+          `role ${role.name} needs ${wanted} host(s) (active ${role.count?.active ?? 0} + standby ${role.count?.standby ?? 0}) but only ${members.length} match ${selText}${members.length ? ' (' + fact.hosts.join(', ') + ')' : ''}: add hosts or fix their labels`,
+          {},
+        );
       }
       if (role.nodeSelector && Object.keys(role.nodeSelector).length > 0) {
         // the hosts that carry the role's load: count.active of them (standbys carry none); a
@@ -615,14 +720,21 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
         for (const w of workloads) {
           const d = safeData(w);
           if (!d) continue;
-          const podSpec = (w.kind === 'Pod' ? d.spec : (d.spec as Record<string, unknown> | undefined)?.template && ((d.spec as Record<string, unknown>).template as Record<string, unknown>).spec) as Record<string, unknown> | undefined;
+          const podSpec = (
+            w.kind === 'Pod'
+              ? d.spec
+              : (d.spec as Record<string, unknown> | undefined)?.template &&
+                ((d.spec as Record<string, unknown>).template as Record<string, unknown>).spec
+          ) as Record<string, unknown> | undefined;
           if (!isObj(podSpec)) continue;
           const ns = isObj(podSpec.nodeSelector) ? podSpec.nodeSelector : {};
           if (!Object.entries(role.nodeSelector).every(([k, v]) => str(ns[k]) === v)) continue;
           let replicas = 1;
           if (w.kind === 'DaemonSet') replicas = active.length;
           else if (w.kind !== 'Pod') {
-            const r = (d.spec as Record<string, unknown>).replicas ?? (w.kind === 'Job' ? (d.spec as Record<string, unknown>).parallelism : undefined);
+            const r =
+              (d.spec as Record<string, unknown>).replicas ??
+              (w.kind === 'Job' ? (d.spec as Record<string, unknown>).parallelism : undefined);
             replicas = typeof r === 'number' ? r : 1;
           }
           let cpu = 0;
@@ -639,15 +751,25 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
         const known = active.filter((h) => h.hardware?.cpuCount !== undefined && h.hardware?.ramMiB !== undefined);
         if (known.length < active.length) {
           if (fact.cpuRequested > 0 || fact.memoryRequestedMiB > 0)
-            report('capacity-resources', `role ${role.name}: ${active.length - known.length} of ${active.length} host(s) have no CPU/memory inventory, so capacity cannot be checked: add HardwareInventory or HardwareData for them`, {}, 'warning');
+            report(
+              'capacity-resources',
+              `role ${role.name}: ${active.length - known.length} of ${active.length} host(s) have no CPU/memory inventory, so capacity cannot be checked: add HardwareInventory or HardwareData for them`,
+              {},
+              'warning',
+            );
         } else {
           fact.cpuCapacity = round2(known.reduce((a, h) => a + h.hardware!.cpuCount!, 0) * (1 - headroom));
           fact.memoryCapacityMiB = Math.floor(known.reduce((a, h) => a + h.hardware!.ramMiB!, 0) * (1 - headroom));
           const over: string[] = [];
           if (fact.cpuRequested > fact.cpuCapacity) over.push(`CPU requests ${round2(fact.cpuRequested)} > ${fact.cpuCapacity} cores`);
-          if (fact.memoryRequestedMiB > fact.memoryCapacityMiB) over.push(`memory requests ${Math.ceil(fact.memoryRequestedMiB)} MiB > ${fact.memoryCapacityMiB} MiB`);
+          if (fact.memoryRequestedMiB > fact.memoryCapacityMiB)
+            over.push(`memory requests ${Math.ceil(fact.memoryRequestedMiB)} MiB > ${fact.memoryCapacityMiB} MiB`);
           if (over.length)
-            report('capacity-resources', `role ${role.name} is over capacity: ${over.join(', ')} (${known.length} host(s), ${headroom * 100}% headroom): add hosts, lower requests or replicas`, {});
+            report(
+              'capacity-resources',
+              `role ${role.name} is over capacity: ${over.join(', ')} (${known.length} host(s), ${headroom * 100}% headroom): add hosts, lower requests or replicas`,
+              {},
+            );
         }
         fact.cpuRequested = round2(fact.cpuRequested);
         fact.memoryRequestedMiB = Math.ceil(fact.memoryRequestedMiB);
@@ -719,7 +841,15 @@ function collectSensitive(v: unknown, path: string[], out: string[]): void {
       if (k === 'sops' && path.length === 0) continue;
       if (k === 'metadata' && path.length === 0) continue;
       // a number is a plaintext secret too (`password: 12345`)
-      if ((typeof x === 'string' || typeof x === 'number') && SENSITIVE_KEY.test(k) && !REFERENCE_KEY.test(k) && !SETTING_KEY.test(k) && x !== '' && !isEncrypted(x)) out.push([...path, k].join('.'));
+      if (
+        (typeof x === 'string' || typeof x === 'number') &&
+        SENSITIVE_KEY.test(k) &&
+        !REFERENCE_KEY.test(k) &&
+        !SETTING_KEY.test(k) &&
+        x !== '' &&
+        !isEncrypted(x)
+      )
+        out.push([...path, k].join('.'));
       else collectSensitive(x, [...path, k], out);
     }
   }
@@ -748,11 +878,15 @@ function walkHygiene(
     if (typeof v === 'string') {
       if (on('template-leftover') && TEMPLATE_LEFTOVER.test(v)) {
         const what = /<no value>/.test(v) ? '<no value>' : /NEWSITE_CHANGEME/.test(v) ? 'NEWSITE_CHANGEME' : 'CHANGEME';
-        report('template-leftover', `${o.id} has the template leftover "${what}" at ${dotted(path)}: the template was rendered without a value; set the value in the catalogue`, {
-          object: o,
-          field: dotted(path),
-          path,
-        });
+        report(
+          'template-leftover',
+          `${o.id} has the template leftover "${what}" at ${dotted(path)}: the template was rendered without a value; set the value in the catalogue`,
+          {
+            object: o,
+            field: dotted(path),
+            path,
+          },
+        );
       }
       return;
     }
@@ -761,11 +895,15 @@ function walkHygiene(
       for (const [k, x] of Object.entries(v)) {
         if (path.length === 0 && (k === 'sops' || k === 'metadata')) continue;
         if (k === 'disableCertificateVerification' && x === true && on('insecure-tls'))
-          report('insecure-tls', `${o.id} sets ${dotted([...path, k])}: true: the BMC's TLS identity is not checked; install a trusted certificate and set it to false`, {
-            object: o,
-            field: dotted([...path, k]),
-            path: [...path, k],
-          });
+          report(
+            'insecure-tls',
+            `${o.id} sets ${dotted([...path, k])}: true: the BMC's TLS identity is not checked; install a trusted certificate and set it to false`,
+            {
+              object: o,
+              field: dotted([...path, k]),
+              path: [...path, k],
+            },
+          );
         visit(x, [...path, k]);
       }
     }

@@ -100,7 +100,13 @@ export function checkCertificates(
       try {
         cert = new c.X509Certificate(pem);
       } catch (e) {
-        findings.push({ rule: 'certificate-unreadable', message: `${o.id} ${where}: a PEM certificate does not parse (${(e as Error).message}): replace it with a valid certificate`, object: o, field: dotted(path), path });
+        findings.push({
+          rule: 'certificate-unreadable',
+          message: `${o.id} ${where}: a PEM certificate does not parse (${(e as Error).message}): replace it with a valid certificate`,
+          object: o,
+          field: dotted(path),
+          path,
+        });
         return;
       }
       const notAfter = Date.parse(cert.validTo);
@@ -115,17 +121,41 @@ export function checkCertificates(
       facts.push(fact);
       const who = `certificate "${subject}" (issuer "${issuer}") in ${o.id} ${where}`;
       if (notAfter < opts.now)
-        findings.push({ rule: 'certificate-expired', message: `${who} expired on ${na} (${Math.floor((opts.now - notAfter) / DAY)} days ago): renew it and commit the new certificate`, object: o, field: dotted(path), path });
+        findings.push({
+          rule: 'certificate-expired',
+          message: `${who} expired on ${na} (${Math.floor((opts.now - notAfter) / DAY)} days ago): renew it and commit the new certificate`,
+          object: o,
+          field: dotted(path),
+          path,
+        });
       else if (notBefore > opts.now)
-        findings.push({ rule: 'certificate-not-yet-valid', message: `${who} is not valid before ${nb}: check the issuer's clock or reissue it`, object: o, field: dotted(path), path });
+        findings.push({
+          rule: 'certificate-not-yet-valid',
+          message: `${who} is not valid before ${nb}: check the issuer's clock or reissue it`,
+          object: o,
+          field: dotted(path),
+          path,
+        });
       else if (daysLeft < opts.warnDays)
-        findings.push({ rule: 'certificate-expiring', message: `${who} expires on ${na} (in ${daysLeft} days, less than ${opts.warnDays}): renew it soon`, object: o, field: dotted(path), path });
+        findings.push({
+          rule: 'certificate-expiring',
+          message: `${who} expires on ${na} (in ${daysLeft} days, less than ${opts.warnDays}): renew it soon`,
+          object: o,
+          field: dotted(path),
+          path,
+        });
       if (index === 0 && keyText && keyText.includes('PRIVATE KEY-----') && !keyText.includes('ENCRYPTED')) {
         try {
           const pub = c.createPublicKey(c.createPrivateKey(keyText)).export({ type: 'spki', format: 'der' });
           const certPub = cert.publicKey.export({ type: 'spki', format: 'der' });
           if (!pub.equals(certPub))
-            findings.push({ rule: 'certificate-key-mismatch', message: `${who}: the private key beside it does not belong to this certificate; commit the matching key/cert pair`, object: o, field: dotted(path), path });
+            findings.push({
+              rule: 'certificate-key-mismatch',
+              message: `${who}: the private key beside it does not belong to this certificate; commit the matching key/cert pair`,
+              object: o,
+              field: dotted(path),
+              path,
+            });
         } catch {
           // an unreadable key is not a certificate problem
         }
@@ -133,7 +163,13 @@ export function checkCertificates(
     });
   };
 
-  const walk = (v: unknown, path: (string | number)[], label: (p: (string | number)[]) => string, base64Map: boolean, depth: number): void => {
+  const walk = (
+    v: unknown,
+    path: (string | number)[],
+    label: (p: (string | number)[]) => string,
+    base64Map: boolean,
+    depth: number,
+  ): void => {
     if (depth > 12) return;
     if (Array.isArray(v)) {
       v.forEach((x, i) => walk(x, [...path, i], label, false, depth + 1));

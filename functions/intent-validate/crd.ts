@@ -14,8 +14,22 @@
 export type Schema = Record<string, unknown>;
 
 const KEEP = new Set([
-  'type', 'enum', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength',
-  'pattern', 'minItems', 'maxItems', 'uniqueItems', 'minProperties', 'maxProperties', 'required', 'multipleOf',
+  'type',
+  'enum',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'required',
+  'multipleOf',
 ]);
 
 const STRING_MAP: Schema = { type: ['object', 'null'], additionalProperties: { type: 'string' } };
@@ -95,7 +109,8 @@ export function withoutRequired(s: Schema): Schema {
       const p: Record<string, Schema> = {};
       for (const [pk, pv] of Object.entries(v as Record<string, Schema>)) p[pk] = withoutRequired(pv);
       out[k] = p;
-    } else if ((k === 'items' || k === 'additionalProperties' || k === 'not') && v && typeof v === 'object') out[k] = withoutRequired(v as Schema);
+    } else if ((k === 'items' || k === 'additionalProperties' || k === 'not') && v && typeof v === 'object')
+      out[k] = withoutRequired(v as Schema);
     else if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf') && Array.isArray(v)) out[k] = v.map((x) => withoutRequired(x as Schema));
     else out[k] = v;
   }
@@ -106,7 +121,7 @@ export function withoutRequired(s: Schema): Schema {
 export function objectSchema(openAPIV3Schema: unknown): Schema {
   const root = convertNode(openAPIV3Schema);
   root.type ??= 'object';
-  const props = ((root.properties ??= {}) as Record<string, Schema>);
+  const props = (root.properties ??= {}) as Record<string, Schema>;
   props.apiVersion = { type: 'string' };
   props.kind = { type: 'string' };
   props.metadata = OBJECT_META;

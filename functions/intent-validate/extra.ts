@@ -10,7 +10,10 @@ export function readExtraCrds(paths: string[], results: Results): Record<string,
   const files: string[] = [];
   for (const p of paths) {
     if (!existsSync(p)) {
-      results.error(`spec.schemas.paths: ${p} does not exist: fix the path (relative to where the function runs)`, { rule: 'config', field: 'spec.schemas.paths' });
+      results.error(`spec.schemas.paths: ${p} does not exist: fix the path (relative to where the function runs)`, {
+        rule: 'config',
+        field: 'spec.schemas.paths',
+      });
       continue;
     }
     if (statSync(p).isDirectory()) {
@@ -23,9 +26,13 @@ export function readExtraCrds(paths: string[], results: Results): Record<string,
     for (const d of docs) {
       try {
         const v = f.endsWith('.json') ? JSON.parse(d) : loadYaml(d);
-        if (v && typeof v === 'object' && (v as Record<string, unknown>).kind === 'CustomResourceDefinition') out.push(v as Record<string, unknown>);
+        if (v && typeof v === 'object' && (v as Record<string, unknown>).kind === 'CustomResourceDefinition')
+          out.push(v as Record<string, unknown>);
       } catch (e) {
-        results.error(`spec.schemas.paths: ${f} is not valid YAML/JSON: ${(e as Error).message}`, { rule: 'config', field: 'spec.schemas.paths' });
+        results.error(`spec.schemas.paths: ${f} is not valid YAML/JSON: ${(e as Error).message}`, {
+          rule: 'config',
+          field: 'spec.schemas.paths',
+        });
       }
     }
   }

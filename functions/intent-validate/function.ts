@@ -17,11 +17,21 @@ export type { IntentValidateSpec };
 const SEVERITY_ORDER = { error: 0, warning: 1, info: 2 } as const;
 
 /** Findings as KRM results, in a stable order (input order, then rule, then field). */
-export function toResults(findings: Finding[], ctx: { results: { add(s: Finding['severity'], m: string, o: object): unknown } }, order: Map<KubeObject, number>): void {
+export function toResults(
+  findings: Finding[],
+  ctx: { results: { add(s: Finding['severity'], m: string, o: object): unknown } },
+  order: Map<KubeObject, number>,
+): void {
   const sorted = [...findings].sort((a, b) => {
     const ia = a.object ? (order.get(a.object) ?? 1e9) : -1;
     const ib = b.object ? (order.get(b.object) ?? 1e9) : -1;
-    return ia - ib || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || compareStrings(a.rule, b.rule) || compareStrings(a.field ?? '', b.field ?? '') || compareStrings(a.message, b.message);
+    return (
+      ia - ib ||
+      SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+      compareStrings(a.rule, b.rule) ||
+      compareStrings(a.field ?? '', b.field ?? '') ||
+      compareStrings(a.message, b.message)
+    );
   });
   for (const f of sorted) {
     let line = f.line;
@@ -62,16 +72,16 @@ export function fileLine(o: KubeObject, line: number): number | undefined {
   let own = 0;
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!;
-    if (/^  annotations:\s*$/.test(l)) {
+    if (/^ {2}annotations:\s*$/.test(l)) {
       annotationsAt = i;
       inAnnotations = true;
       continue;
     }
     if (!inAnnotations) continue;
-    if (/^    \S/.test(l)) {
+    if (/^ {4}\S/.test(l)) {
       if (!INJECTED.test(l)) own++;
       else if (i < rel) skip++;
-    } else if (!/^     /.test(l)) inAnnotations = false;
+    } else if (!/^ {5}/.test(l)) inAnnotations = false;
   }
   // an annotations: key holding only what the tool added is not in the file either
   if (annotationsAt >= 0 && own === 0 && annotationsAt < rel) skip++;
@@ -88,7 +98,9 @@ export const definition: FunctionDefinition<IntentValidateSpec> = {
   // `kpt fn eval --exec` without --fn-config sends an empty ConfigMap: every rule at its default
   fromConfigMap(data) {
     if (Object.keys(data).length === 0) return {};
-    throw new Error(`intent-validate takes no ConfigMap data (found ${Object.keys(data).sort().join(', ')}): use apiVersion baremetal-krm.dev/v1alpha1, kind IntentValidate with a spec`);
+    throw new Error(
+      `intent-validate takes no ConfigMap data (found ${Object.keys(data).sort().join(', ')}): use apiVersion baremetal-krm.dev/v1alpha1, kind IntentValidate with a spec`,
+    );
   },
   moreHelp:
     'Rules (id, default severity; set spec.rules.<id>.severity to error|warning|info|off):\n' +

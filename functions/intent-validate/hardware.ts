@@ -135,18 +135,29 @@ export function matchClassification(hc: unknown, hw: HostHardware): string[] {
   const out: string[] = [];
   const cpu = isObj(c.cpu) ? c.cpu : undefined;
   if (cpu) {
-    if (str(cpu.architecture) && cpu.architecture !== hw.cpuArch) out.push(`cpu.architecture: wanted ${String(cpu.architecture)}, found ${hw.cpuArch ?? 'unknown'}`);
-    if (hasBound(cpu.minimumCount, cpu.maximumCount) && (hw.cpuCount === undefined || !inRange(hw.cpuCount, cpu.minimumCount, cpu.maximumCount)))
+    if (str(cpu.architecture) && cpu.architecture !== hw.cpuArch)
+      out.push(`cpu.architecture: wanted ${String(cpu.architecture)}, found ${hw.cpuArch ?? 'unknown'}`);
+    if (
+      hasBound(cpu.minimumCount, cpu.maximumCount) &&
+      (hw.cpuCount === undefined || !inRange(hw.cpuCount, cpu.minimumCount, cpu.maximumCount))
+    )
       out.push(`cpu count: wanted ${rangeText(cpu.minimumCount, cpu.maximumCount)}, found ${hw.cpuCount ?? 'unknown'}`);
-    if (hasBound(cpu.minimumSpeedMHz, cpu.maximumSpeedMHz) && (hw.cpuMHz === undefined || !inRange(hw.cpuMHz, cpu.minimumSpeedMHz, cpu.maximumSpeedMHz)))
-      out.push(`cpu speed: wanted ${rangeText(cpu.minimumSpeedMHz, cpu.maximumSpeedMHz, ' MHz')}, found ${hw.cpuMHz !== undefined ? hw.cpuMHz + ' MHz' : 'unknown'}`);
+    if (
+      hasBound(cpu.minimumSpeedMHz, cpu.maximumSpeedMHz) &&
+      (hw.cpuMHz === undefined || !inRange(hw.cpuMHz, cpu.minimumSpeedMHz, cpu.maximumSpeedMHz))
+    )
+      out.push(
+        `cpu speed: wanted ${rangeText(cpu.minimumSpeedMHz, cpu.maximumSpeedMHz, ' MHz')}, found ${hw.cpuMHz !== undefined ? hw.cpuMHz + ' MHz' : 'unknown'}`,
+      );
   }
   const ram = isObj(c.ram) ? c.ram : undefined;
   if (ram && hasBound(ram.minimumSizeGB, ram.maximumSizeGB)) {
     const lo = (num(ram.minimumSizeGB) ?? 0) * 1024;
     const hi = (num(ram.maximumSizeGB) ?? 0) * 1024;
     if (hw.ramMiB === undefined || !inRange(hw.ramMiB, lo, hi))
-      out.push(`ram: wanted ${rangeText(ram.minimumSizeGB, ram.maximumSizeGB, ' GB')} (x1024 MiB), found ${hw.ramMiB !== undefined ? hw.ramMiB + ' MiB' : 'unknown'}`);
+      out.push(
+        `ram: wanted ${rangeText(ram.minimumSizeGB, ram.maximumSizeGB, ' GB')} (x1024 MiB), found ${hw.ramMiB !== undefined ? hw.ramMiB + ' MiB' : 'unknown'}`,
+      );
   }
   const disk = isObj(c.disk) ? c.disk : undefined;
   if (disk) {
@@ -176,32 +187,41 @@ export function matchClassification(hc: unknown, hw: HostHardware): string[] {
       const hi = (num(disk.maximumIndividualSizeGB) ?? 0) * 1e9;
       for (const d of disks)
         if (d.sizeBytes === undefined || !inRange(d.sizeBytes, lo, hi))
-          out.push(`disk ${d.name} size: wanted ${rangeText(disk.minimumIndividualSizeGB, disk.maximumIndividualSizeGB, ' GB')} (x10^9 bytes), found ${d.sizeBytes !== undefined ? gb(d.sizeBytes) + ' GB' : 'unknown'}`);
+          out.push(
+            `disk ${d.name} size: wanted ${rangeText(disk.minimumIndividualSizeGB, disk.maximumIndividualSizeGB, ' GB')} (x10^9 bytes), found ${d.sizeBytes !== undefined ? gb(d.sizeBytes) + ' GB' : 'unknown'}`,
+          );
     }
   }
   const nic = isObj(c.nic) ? c.nic : undefined;
   if (nic) {
     // as the controller: the count range is over every NIC; each listed vendor (exact) must be the
     // vendor (first word of the model) of some NIC, and there are at least as many NICs as vendors
-    const vendors = isObj(nic.nicSelector) && Array.isArray(nic.nicSelector.vendor) ? (nic.nicSelector.vendor as unknown[]).map((v) => String(v)) : [];
+    const vendors =
+      isObj(nic.nicSelector) && Array.isArray(nic.nicSelector.vendor) ? (nic.nicSelector.vendor as unknown[]).map((v) => String(v)) : [];
     const hostVendors = [...new Set(hw.nics.map((n) => n.vendor ?? '?'))].sort();
     if (hasBound(nic.minimumCount, nic.maximumCount) && !inRange(hw.nics.length, nic.minimumCount, nic.maximumCount))
       out.push(`NICs: wanted ${rangeText(nic.minimumCount, nic.maximumCount)}, found ${hw.nics.length}`);
     if (vendors.length) {
       const missing = vendors.filter((v) => !hw.nics.some((n) => n.vendor === v));
-      if (missing.length) out.push(`nic.nicSelector.vendor: wanted a NIC of vendor ${missing.join(', ')}, found vendors ${hostVendors.join(', ') || 'none'}`);
-      else if (hw.nics.length < vendors.length) out.push(`nic.nicSelector.vendor: wanted at least ${vendors.length} NICs (one per listed vendor), found ${hw.nics.length}`);
+      if (missing.length)
+        out.push(`nic.nicSelector.vendor: wanted a NIC of vendor ${missing.join(', ')}, found vendors ${hostVendors.join(', ') || 'none'}`);
+      else if (hw.nics.length < vendors.length)
+        out.push(`nic.nicSelector.vendor: wanted at least ${vendors.length} NICs (one per listed vendor), found ${hw.nics.length}`);
     }
   }
   const sv = isObj(c.systemVendor) ? c.systemVendor : undefined;
   if (sv) {
-    if (str(sv.manufacturer) && sv.manufacturer !== hw.manufacturer) out.push(`systemVendor.manufacturer: wanted ${String(sv.manufacturer)}, found ${hw.manufacturer ?? 'unknown'}`);
-    if (str(sv.productName) && sv.productName !== hw.productName) out.push(`systemVendor.productName: wanted ${String(sv.productName)}, found ${hw.productName ?? 'unknown'}`);
+    if (str(sv.manufacturer) && sv.manufacturer !== hw.manufacturer)
+      out.push(`systemVendor.manufacturer: wanted ${String(sv.manufacturer)}, found ${hw.manufacturer ?? 'unknown'}`);
+    if (str(sv.productName) && sv.productName !== hw.productName)
+      out.push(`systemVendor.productName: wanted ${String(sv.productName)}, found ${hw.productName ?? 'unknown'}`);
   }
   const bios = isObj(c.firmware) && isObj(c.firmware.bios) ? c.firmware.bios : undefined;
-  if (bios && str(bios.vendor) && bios.vendor !== hw.biosVendor) out.push(`firmware.bios.vendor: wanted ${String(bios.vendor)}, found ${hw.biosVendor ?? 'unknown'}`);
+  if (bios && str(bios.vendor) && bios.vendor !== hw.biosVendor)
+    out.push(`firmware.bios.vendor: wanted ${String(bios.vendor)}, found ${hw.biosVendor ?? 'unknown'}`);
   // newer CRD: exact version; the older majorVersion/minorVersion are not checked (as the controller)
-  if (bios && str(bios.version) && bios.version !== hw.biosVersion) out.push(`firmware.bios.version: wanted ${String(bios.version)}, found ${hw.biosVersion ?? 'unknown'}`);
+  if (bios && str(bios.version) && bios.version !== hw.biosVersion)
+    out.push(`firmware.bios.version: wanted ${String(bios.version)}, found ${hw.biosVersion ?? 'unknown'}`);
   return out;
 }
 
@@ -211,14 +231,19 @@ export function matchProfile(spec: unknown, hw: HostHardware): string[] {
   const out: string[] = [];
   const cpu = isObj(s.cpu) ? s.cpu : undefined;
   if (cpu) {
-    if (str(cpu.architecture) && cpu.architecture !== hw.cpuArch) out.push(`cpu.architecture: wanted ${String(cpu.architecture)}, found ${hw.cpuArch ?? 'unknown'}`);
-    if (num(cpu.minCount) !== undefined && (hw.cpuCount ?? -1) < num(cpu.minCount)!) out.push(`cpu.minCount: wanted >= ${String(cpu.minCount)} threads, found ${hw.cpuCount ?? 'unknown'}`);
-    if (num(cpu.maxCount) !== undefined && hw.cpuCount !== undefined && hw.cpuCount > num(cpu.maxCount)!) out.push(`cpu.maxCount: wanted <= ${String(cpu.maxCount)} threads, found ${hw.cpuCount}`);
+    if (str(cpu.architecture) && cpu.architecture !== hw.cpuArch)
+      out.push(`cpu.architecture: wanted ${String(cpu.architecture)}, found ${hw.cpuArch ?? 'unknown'}`);
+    if (num(cpu.minCount) !== undefined && (hw.cpuCount ?? -1) < num(cpu.minCount)!)
+      out.push(`cpu.minCount: wanted >= ${String(cpu.minCount)} threads, found ${hw.cpuCount ?? 'unknown'}`);
+    if (num(cpu.maxCount) !== undefined && hw.cpuCount !== undefined && hw.cpuCount > num(cpu.maxCount)!)
+      out.push(`cpu.maxCount: wanted <= ${String(cpu.maxCount)} threads, found ${hw.cpuCount}`);
   }
   const mem = isObj(s.memory) ? s.memory : undefined;
   if (mem) {
     if (num(mem.minGiB) !== undefined && (hw.ramMiB ?? -1) < num(mem.minGiB)! * 1024)
-      out.push(`memory.minGiB: wanted >= ${String(mem.minGiB)} GiB, found ${hw.ramMiB !== undefined ? Math.round((hw.ramMiB / 1024) * 10) / 10 + ' GiB' : 'unknown'}`);
+      out.push(
+        `memory.minGiB: wanted >= ${String(mem.minGiB)} GiB, found ${hw.ramMiB !== undefined ? Math.round((hw.ramMiB / 1024) * 10) / 10 + ' GiB' : 'unknown'}`,
+      );
     if (num(mem.maxGiB) !== undefined && hw.ramMiB !== undefined && hw.ramMiB > num(mem.maxGiB)! * 1024)
       out.push(`memory.maxGiB: wanted <= ${String(mem.maxGiB)} GiB, found ${Math.round((hw.ramMiB / 1024) * 10) / 10} GiB`);
   }
@@ -232,8 +257,16 @@ export function matchProfile(spec: unknown, hw: HostHardware): string[] {
     );
     const need = num(want.count) ?? 1;
     if (ok.length < need) {
-      const desc = [str(want.type), typeof want.rotational === 'boolean' ? (want.rotational ? 'rotational' : 'non-rotational') : undefined, num(want.minSizeGB) !== undefined ? `>= ${String(want.minSizeGB)} GB` : undefined].filter(Boolean).join(' ');
-      const found = hw.disks.map((d) => `${d.name} ${d.type ?? (d.rotational ? 'HDD' : '?')} ${d.sizeBytes !== undefined ? gb(d.sizeBytes) + ' GB' : '?'}`).join(', ');
+      const desc = [
+        str(want.type),
+        typeof want.rotational === 'boolean' ? (want.rotational ? 'rotational' : 'non-rotational') : undefined,
+        num(want.minSizeGB) !== undefined ? `>= ${String(want.minSizeGB)} GB` : undefined,
+      ]
+        .filter(Boolean)
+        .join(' ');
+      const found = hw.disks
+        .map((d) => `${d.name} ${d.type ?? (d.rotational ? 'HDD' : '?')} ${d.sizeBytes !== undefined ? gb(d.sizeBytes) + ' GB' : '?'}`)
+        .join(', ');
       out.push(`disks[${i}]: wanted ${need} disk(s) ${desc || 'of any kind'}, found ${ok.length} (host disks: ${found || 'none'})`);
     }
   });
@@ -246,12 +279,16 @@ export function matchProfile(spec: unknown, hw: HostHardware): string[] {
     );
     const need = num(nics.minCount) ?? 1;
     if (ok.length < need)
-      out.push(`nics: wanted >= ${need} NIC(s)${num(nics.minSpeedGbps) !== undefined ? ` of >= ${String(nics.minSpeedGbps)} Gbps` : ''}${str(nics.vendor) ? ` from ${String(nics.vendor)}` : ''}, found ${ok.length} (host NICs: ${hw.nics.map((n) => `${n.name ?? n.mac ?? '?'}${n.speedGbps !== undefined ? ' ' + n.speedGbps + ' Gbps' : ''}`).join(', ') || 'none'})`);
+      out.push(
+        `nics: wanted >= ${need} NIC(s)${num(nics.minSpeedGbps) !== undefined ? ` of >= ${String(nics.minSpeedGbps)} Gbps` : ''}${str(nics.vendor) ? ` from ${String(nics.vendor)}` : ''}, found ${ok.length} (host NICs: ${hw.nics.map((n) => `${n.name ?? n.mac ?? '?'}${n.speedGbps !== undefined ? ' ' + n.speedGbps + ' Gbps' : ''}`).join(', ') || 'none'})`,
+      );
   }
   const sys = isObj(s.system) ? s.system : undefined;
   if (sys) {
-    if (str(sys.manufacturer) && sys.manufacturer !== hw.manufacturer) out.push(`system.manufacturer: wanted ${String(sys.manufacturer)}, found ${hw.manufacturer ?? 'unknown'}`);
-    if (str(sys.model) && sys.model !== hw.productName) out.push(`system.model: wanted ${String(sys.model)}, found ${hw.productName ?? 'unknown'}`);
+    if (str(sys.manufacturer) && sys.manufacturer !== hw.manufacturer)
+      out.push(`system.manufacturer: wanted ${String(sys.manufacturer)}, found ${hw.manufacturer ?? 'unknown'}`);
+    if (str(sys.model) && sys.model !== hw.productName)
+      out.push(`system.model: wanted ${String(sys.model)}, found ${hw.productName ?? 'unknown'}`);
   }
   if (str(s.bootMode) && s.bootMode !== hw.bootMode) out.push(`bootMode: wanted ${String(s.bootMode)}, found ${hw.bootMode ?? 'unknown'}`);
   return out;

@@ -82,7 +82,10 @@ describe('intent-validate e2e: pre-commit hook', () => {
   });
 
   it('refuses a commit with a dangling BMC Secret reference, printing file:line and the message', () => {
-    writeFileSync(join(site, 'hosts.yaml'), bmh('node1', 'node1-bmc', '52:54:00:00:00:01') + '---\n' + bmh('node2', 'node2-bmc-typo', '52:54:00:00:00:02'));
+    writeFileSync(
+      join(site, 'hosts.yaml'),
+      bmh('node1', 'node1-bmc', '52:54:00:00:00:01') + '---\n' + bmh('node2', 'node2-bmc-typo', '52:54:00:00:00:02'),
+    );
     writeFileSync(join(site, 'secrets.yaml'), secret('node1-bmc') + '---\n' + secret('node2-bmc'));
     writeFileSync(join(site, 'README.md'), 'not YAML: not checked\n');
     run('git', ['add', '.'], site, env);
@@ -100,7 +103,10 @@ describe('intent-validate e2e: pre-commit hook', () => {
   });
 
   it('lets the fixed commit through', () => {
-    writeFileSync(join(site, 'hosts.yaml'), bmh('node1', 'node1-bmc', '52:54:00:00:00:01') + '---\n' + bmh('node2', 'node2-bmc', '52:54:00:00:00:02'));
+    writeFileSync(
+      join(site, 'hosts.yaml'),
+      bmh('node1', 'node1-bmc', '52:54:00:00:00:01') + '---\n' + bmh('node2', 'node2-bmc', '52:54:00:00:00:02'),
+    );
     run('git', ['add', '.'], site, env);
     const r = run('git', ['commit', '-m', 'hosts'], site, env);
     expect(r.status, r.stdout + r.stderr).toBe(0);
@@ -110,7 +116,8 @@ describe('intent-validate e2e: pre-commit hook', () => {
 });
 
 describe('intent-validate e2e: kpt', () => {
-  const cfg = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: IntentValidate\nmetadata:\n  name: validate\n  annotations:\n    config.kubernetes.io/local-config: "true"\nspec:\n  certificates:\n    warnDays: 30\n';
+  const cfg =
+    'apiVersion: baremetal-krm.dev/v1alpha1\nkind: IntentValidate\nmetadata:\n  name: validate\n  annotations:\n    config.kubernetes.io/local-config: "true"\nspec:\n  certificates:\n    warnDays: 30\n';
   function pkg(name: string, hostSecret: string): string {
     const dir = join(work, name);
     mkdirSync(dir, { recursive: true });
@@ -151,7 +158,9 @@ describe('intent-validate e2e: kpt', () => {
     writeFileSync(cfgFile, cfg);
     const r = run('kpt', ['fn', 'eval', '--exec', bundle, '--fn-config', cfgFile, dir], work);
     expect(r.status).not.toBe(0);
-    expect(r.stdout + r.stderr).toContain('[error] metal3.io/v1alpha1/BareMetalHost/site/node1 spec.bmc.credentialsName: BMC credentials Secret site/node1-bmc-typo');
+    expect(r.stdout + r.stderr).toContain(
+      '[error] metal3.io/v1alpha1/BareMetalHost/site/node1 spec.bmc.credentialsName: BMC credentials Secret site/node1-bmc-typo',
+    );
     const good = run('kpt', ['fn', 'eval', '--exec', bundle, '--fn-config', cfgFile, join(work, 'good')], work);
     expect(good.status, good.stderr).toBe(0);
     // without --fn-config kpt sends an empty ConfigMap: every rule at its default

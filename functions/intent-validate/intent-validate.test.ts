@@ -25,12 +25,42 @@ describe('analyse() facts', () => {
   it('lists every certificate of the airshipctl test-site kubeconfig, with the expired target-cluster-admin one', async () => {
     const { items, spec } = goldenCase('airshipctl-test-site');
     const a = await analyse(items, spec);
-    const certs = a.facts.certificates.map((c) => ({ subject: c.subject, notAfter: c.notAfter, daysLeft: c.daysLeft, field: c.field, kind: c.resource.kind }));
+    const certs = a.facts.certificates.map((c) => ({
+      subject: c.subject,
+      notAfter: c.notAfter,
+      daysLeft: c.daysLeft,
+      field: c.field,
+      kind: c.resource.kind,
+    }));
     expect(certs).toEqual([
-      { subject: 'CN=Kubernetes API', notAfter: '2030-09-13T01:04:37Z', daysLeft: 2447, field: 'config.clusters[0].cluster.certificate-authority-data', kind: 'KubeConfig' },
-      { subject: 'CN=kubernetes', notAfter: '2029-12-23T08:28:24Z', daysLeft: 2183, field: 'config.clusters[1].cluster.certificate-authority-data', kind: 'KubeConfig' },
-      { subject: 'CN=kubernetes-admin, O=system:masters', notAfter: '2029-12-02T19:15:10Z', daysLeft: 2162, field: 'config.users[0].user.client-certificate-data', kind: 'KubeConfig' },
-      { subject: 'O=system:masters, CN=kubernetes-admin', notAfter: '2021-09-15T01:22:46Z', daysLeft: -838, field: 'config.users[1].user.client-certificate-data', kind: 'KubeConfig' },
+      {
+        subject: 'CN=Kubernetes API',
+        notAfter: '2030-09-13T01:04:37Z',
+        daysLeft: 2447,
+        field: 'config.clusters[0].cluster.certificate-authority-data',
+        kind: 'KubeConfig',
+      },
+      {
+        subject: 'CN=kubernetes',
+        notAfter: '2029-12-23T08:28:24Z',
+        daysLeft: 2183,
+        field: 'config.clusters[1].cluster.certificate-authority-data',
+        kind: 'KubeConfig',
+      },
+      {
+        subject: 'CN=kubernetes-admin, O=system:masters',
+        notAfter: '2029-12-02T19:15:10Z',
+        daysLeft: 2162,
+        field: 'config.users[0].user.client-certificate-data',
+        kind: 'KubeConfig',
+      },
+      {
+        subject: 'O=system:masters, CN=kubernetes-admin',
+        notAfter: '2021-09-15T01:22:46Z',
+        daysLeft: -838,
+        field: 'config.users[1].user.client-certificate-data',
+        kind: 'KubeConfig',
+      },
     ]);
     expect(a.counts).toEqual({ error: 2, warning: 5, info: 0 });
     // no secret value ever reaches a finding
@@ -68,7 +98,15 @@ describe('analyse() facts', () => {
     expect(a.facts.roles).toEqual([
       { name: 'control-plane', hosts: ['cp1', 'cp2', 'cp3'], wanted: 4, domains: 2, cpuRequested: 0, memoryRequestedMiB: 0 },
       // 2 x 16 cores x 0.8 = 25.6; 2 x 64 GiB x 0.8 = 104857 MiB
-      { name: 'worker', hosts: ['w1', 'w2'], wanted: 2, cpuRequested: 29, memoryRequestedMiB: 58368, cpuCapacity: 25.6, memoryCapacityMiB: 104857 },
+      {
+        name: 'worker',
+        hosts: ['w1', 'w2'],
+        wanted: 2,
+        cpuRequested: 29,
+        memoryRequestedMiB: 58368,
+        cpuCapacity: 25.6,
+        memoryCapacityMiB: 104857,
+      },
     ]);
     expect(a.findings.map((f) => f.rule).sort()).toEqual(['capacity-hosts', 'capacity-resources']);
   });
@@ -121,7 +159,14 @@ describe('packed validators', () => {
       expect(typeof v, key).toBe('function');
       expect(v({ apiVersion, kind, metadata: 'x' }), key).toBe(false);
     }
-    expect((unpack('v23_v1_Secret') as (d: unknown) => boolean)({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: { a: 'YQ==' } })).toBe(true);
+    expect(
+      (unpack('v23_v1_Secret') as (d: unknown) => boolean)({
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 's' },
+        data: { a: 'YQ==' },
+      }),
+    ).toBe(true);
   });
 
   it('validates the functionConfig spec (empty spec without compiling, errors otherwise)', () => {
@@ -133,7 +178,10 @@ describe('packed validators', () => {
   });
 
   it('reports a bad functionConfig as a config error naming the field', async () => {
-    const r = await runFunction(definition, 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: baremetal-krm.dev/v1alpha1\n  kind: IntentValidate\n  spec:\n    rules:\n      schema:\n        severity: loud\n');
+    const r = await runFunction(
+      definition,
+      'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: baremetal-krm.dev/v1alpha1\n  kind: IntentValidate\n  spec:\n    rules:\n      schema:\n        severity: loud\n',
+    );
     expect(r.exitCode).toBe(1);
     expect(r.results[0]).toMatchObject({ severity: 'error', field: { path: 'spec.rules.schema.severity' } });
     expect(r.results[0]!.message).toContain('must be one of "error", "warning", "info", "off"');
@@ -180,17 +228,28 @@ describe('baremetal-krm validate (CLI)', () => {
     writeFileSync(other, bmh('node3', 'node1-bmc', '52:54:00:00:00:01'));
     const r = await run([good, other]);
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(new RegExp(`^${other.replace(/[.]/g, '\\.')}:8: error: BareMetalHost/site/node3 spec.bootMACAddress: MAC 52:54:00:00:00:01 of BareMetalHost site/node3 is also used by BareMetalHost site/node1`, 'm'));
+    expect(r.err).toMatch(
+      new RegExp(
+        `^${other.replace(/[.]/g, '\\.')}:8: error: BareMetalHost/site/node3 spec.bootMACAddress: MAC 52:54:00:00:00:01 of BareMetalHost site/node3 is also used by BareMetalHost site/node1`,
+        'm',
+      ),
+    );
   });
 
   it('applies --config (rule severities) and rejects a bad config or option with exit 2', async () => {
     const cfg = join(dir, 'cfg.yaml');
-    writeFileSync(cfg, 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: IntentValidate\nmetadata:\n  name: v\nspec:\n  rules:\n    reference:\n      severity: warning\n');
+    writeFileSync(
+      cfg,
+      'apiVersion: baremetal-krm.dev/v1alpha1\nkind: IntentValidate\nmetadata:\n  name: v\nspec:\n  rules:\n    reference:\n      severity: warning\n',
+    );
     const r = await run(['--config', cfg, bad]);
     expect(r.code).toBe(0);
     expect(r.err).toContain(`${bad}:22: warning: BareMetalHost/site/node2 spec.bmc.credentialsName:`);
     const badCfg = join(dir, 'bad-cfg.yaml');
-    writeFileSync(badCfg, 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: IntentValidate\nmetadata:\n  name: v\nspec:\n  rules:\n    reference:\n      severity: loud\n');
+    writeFileSync(
+      badCfg,
+      'apiVersion: baremetal-krm.dev/v1alpha1\nkind: IntentValidate\nmetadata:\n  name: v\nspec:\n  rules:\n    reference:\n      severity: loud\n',
+    );
     const r2 = await run(['--config', badCfg, good]);
     expect(r2.code).toBe(2);
     expect(r2.err).toContain('spec.rules.reference.severity');
@@ -225,7 +284,8 @@ describe('baremetal-krm validate (CLI)', () => {
     expect(q.err).toBe('0 error(s), 1 warning(s), 0 info in 2 object(s) from 1 file(s)\n');
     const h = await run(['--help']);
     expect(h.code).toBe(0);
-    for (const rule of ['schema', 'duplicate', 'certificate-expired', 'encryption', 'capacity-resources']) expect(h.out).toContain(`  ${rule} `);
+    for (const rule of ['schema', 'duplicate', 'certificate-expired', 'encryption', 'capacity-resources'])
+      expect(h.out).toContain(`  ${rule} `);
   });
 });
 
@@ -292,7 +352,8 @@ items:
   });
 
   it('takes the empty ConfigMap kpt fn eval sends without --fn-config, refuses one with data', async () => {
-    const rl = (data: string): string => `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: function-input\n  data: ${data}\n`;
+    const rl = (data: string): string =>
+      `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nfunctionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: function-input\n  data: ${data}\n`;
     expect((await runFunction(definition, rl('{}'))).exitCode).toBe(0);
     const bad = await runFunction(definition, rl('{warnDays: "3"}'));
     expect(bad.exitCode).toBe(1);
@@ -307,14 +368,35 @@ describe('core Kubernetes schemas (from the upstream OpenAPI definitions)', () =
     apiVersion: 'apps/v1',
     kind: 'Deployment',
     metadata: { name: 'd' },
-    spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i', ...container }] } }, ...spec },
+    spec: {
+      selector: { matchLabels: { a: 'b' } },
+      template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i', ...container }] } },
+      ...spec,
+    },
   });
   const errs = (val: V) => (val.errors ?? []).map((e) => `${e.instancePath} ${e.keyword}`);
 
   it('has the workload, service, RBAC, storage and network kinds', () => {
-    for (const k of ['apps/v1/Deployment', 'apps/v1/StatefulSet', 'apps/v1/DaemonSet', 'batch/v1/Job', 'batch/v1/CronJob', 'v1/Pod', 'v1/Service', 'v1/ServiceAccount',
-      'rbac.authorization.k8s.io/v1/Role', 'rbac.authorization.k8s.io/v1/RoleBinding', 'rbac.authorization.k8s.io/v1/ClusterRole', 'rbac.authorization.k8s.io/v1/ClusterRoleBinding',
-      'v1/PersistentVolumeClaim', 'networking.k8s.io/v1/Ingress', 'networking.k8s.io/v1/NetworkPolicy', 'v1/Secret', 'v1/ConfigMap', 'v1/Namespace'])
+    for (const k of [
+      'apps/v1/Deployment',
+      'apps/v1/StatefulSet',
+      'apps/v1/DaemonSet',
+      'batch/v1/Job',
+      'batch/v1/CronJob',
+      'v1/Pod',
+      'v1/Service',
+      'v1/ServiceAccount',
+      'rbac.authorization.k8s.io/v1/Role',
+      'rbac.authorization.k8s.io/v1/RoleBinding',
+      'rbac.authorization.k8s.io/v1/ClusterRole',
+      'rbac.authorization.k8s.io/v1/ClusterRoleBinding',
+      'v1/PersistentVolumeClaim',
+      'networking.k8s.io/v1/Ingress',
+      'networking.k8s.io/v1/NetworkPolicy',
+      'v1/Secret',
+      'v1/ConfigMap',
+      'v1/Namespace',
+    ])
       expect(BUILTIN_KEYS[k], k).toBeDefined();
     // the hand-written Secret (sops, base64 data) stays
     expect(BUILTIN_KEYS['v1/Secret']).not.toMatch(/^k8s#/);
@@ -327,17 +409,25 @@ describe('core Kubernetes schemas (from the upstream OpenAPI definitions)', () =
     expect(d(deployment({}, strategy('50%')))).toBe(true);
     expect(d(deployment({}, strategy(true)))).toBe(false);
     expect(errs(d)).toEqual(['/spec/strategy/rollingUpdate/maxSurge type']);
-    for (const cpu of [2, 0.5, '500m', '1']) expect(d(deployment({ resources: { requests: { cpu, memory: '1Gi' } } })), String(cpu)).toBe(true);
+    for (const cpu of [2, 0.5, '500m', '1'])
+      expect(d(deployment({ resources: { requests: { cpu, memory: '1Gi' } } })), String(cpu)).toBe(true);
     expect(d(deployment({ resources: { requests: { cpu: [1] } } }))).toBe(false);
   });
 
   it('checks named ports as the API server does (IANA service names), numbers anywhere', () => {
     const s = v('v1/Service');
-    const svc = (targetPort: unknown) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's' }, spec: { ports: [{ port: 80, targetPort }] } });
+    const svc = (targetPort: unknown) => ({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 's' },
+      spec: { ports: [{ port: 80, targetPort }] },
+    });
     for (const ok of [8080, 'http', 'http-alt', 'metrics9']) expect(s(svc(ok)), String(ok)).toBe(true);
     for (const bad of ['web_port', 'HTTP', '8080', 'a--b', 'a-very-long-port-name']) expect(s(svc(bad)), bad).toBe(false);
     const d = v('apps/v1/Deployment');
-    expect(d(deployment({ readinessProbe: { httpGet: { path: '/', port: 'metrics' } }, ports: [{ name: 'metrics', containerPort: 9100 }] }))).toBe(true);
+    expect(
+      d(deployment({ readinessProbe: { httpGet: { path: '/', port: 'metrics' } }, ports: [{ name: 'metrics', containerPort: 9100 }] })),
+    ).toBe(true);
     expect(d(deployment({ ports: [{ name: 'Metrics', containerPort: 9100 }] }))).toBe(false);
     expect(errs(d)).toEqual(['/spec/template/spec/containers/0/ports/0/name pattern']);
   });
@@ -345,7 +435,9 @@ describe('core Kubernetes schemas (from the upstream OpenAPI definitions)', () =
   it('knows fields newer than the 1.27 definitions (sidecar restartPolicy, PodSpec.resources) and ignores status', () => {
     const d = v('apps/v1/Deployment');
     expect(d(deployment({ restartPolicy: 'Always' }))).toBe(true);
-    expect(d(deployment({}, { template: { spec: { resources: { limits: { cpu: 1 } }, containers: [{ name: 'c', image: 'i' }] } } }))).toBe(true);
+    expect(d(deployment({}, { template: { spec: { resources: { limits: { cpu: 1 } }, containers: [{ name: 'c', image: 'i' }] } } }))).toBe(
+      true,
+    );
     expect(d({ ...deployment({}), status: { replicas: 'whatever', anything: true } })).toBe(true);
     // null is "not set"
     expect(d(deployment({}, { strategy: null, replicas: null }))).toBe(true);
@@ -354,18 +446,34 @@ describe('core Kubernetes schemas (from the upstream OpenAPI definitions)', () =
   it('is strict below the pod template (CronJob, StatefulSet volumeClaimTemplates) and requires a container image', () => {
     const cj = v('batch/v1/CronJob');
     const cron = (container: Record<string, unknown>) => ({
-      apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'c' },
-      spec: { schedule: '* * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', ...container }] } } } } },
+      apiVersion: 'batch/v1',
+      kind: 'CronJob',
+      metadata: { name: 'c' },
+      spec: {
+        schedule: '* * * * *',
+        jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', ...container }] } } } },
+      },
     });
     expect(cj(cron({ image: 'i' }))).toBe(true);
     expect(cj(cron({ image: 'i', comand: ['x'] }))).toBe(false);
-    expect(cj.errors?.[0]).toMatchObject({ instancePath: '/spec/jobTemplate/spec/template/spec/containers/0', keyword: 'additionalProperties', params: { additionalProperty: 'comand' } });
+    expect(cj.errors?.[0]).toMatchObject({
+      instancePath: '/spec/jobTemplate/spec/template/spec/containers/0',
+      keyword: 'additionalProperties',
+      params: { additionalProperty: 'comand' },
+    });
     expect(cj(cron({}))).toBe(false);
     expect(cj.errors?.[0]).toMatchObject({ keyword: 'required', params: { missingProperty: 'image' } });
     const ss = v('apps/v1/StatefulSet');
     const sts = (pvcSpec: Record<string, unknown>) => ({
-      apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 's' },
-      spec: { serviceName: 's', selector: {}, template: { spec: { containers: [{ name: 'c', image: 'i' }] } }, volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: pvcSpec }] },
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 's' },
+      spec: {
+        serviceName: 's',
+        selector: {},
+        template: { spec: { containers: [{ name: 'c', image: 'i' }] } },
+        volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: pvcSpec }],
+      },
     });
     expect(ss(sts({ accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Gi' } } }))).toBe(true);
     expect(ss(sts({ accesModes: ['ReadWriteOnce'] }))).toBe(false);
@@ -374,15 +482,43 @@ describe('core Kubernetes schemas (from the upstream OpenAPI definitions)', () =
 
   it('closes RBAC, Ingress and NetworkPolicy objects', () => {
     const role = v('rbac.authorization.k8s.io/v1/ClusterRole');
-    expect(role({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' }, rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }] })).toBe(true);
-    expect(role({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'r' }, rules: [{ apiGroup: [''], verbs: ['get'] }] })).toBe(false);
+    expect(
+      role({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'r' },
+        rules: [{ apiGroups: [''], resources: ['nodes'], verbs: ['get'] }],
+      }),
+    ).toBe(true);
+    expect(
+      role({
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'r' },
+        rules: [{ apiGroup: [''], verbs: ['get'] }],
+      }),
+    ).toBe(false);
     const rb = v('rbac.authorization.k8s.io/v1/RoleBinding');
     expect(rb({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'b' }, subjects: [] })).toBe(false);
     expect(errs(rb)).toEqual([' required']); // roleRef
     const np = v('networking.k8s.io/v1/NetworkPolicy');
-    expect(np({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'n' }, spec: { podSelector: {}, ingress: [{ ports: [{ port: 'https' }, { port: 443, endPort: 445 }] }] } })).toBe(true);
+    expect(
+      np({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'NetworkPolicy',
+        metadata: { name: 'n' },
+        spec: { podSelector: {}, ingress: [{ ports: [{ port: 'https' }, { port: 443, endPort: 445 }] }] },
+      }),
+    ).toBe(true);
     const ing = v('networking.k8s.io/v1/Ingress');
-    expect(ing({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'i' }, spec: { rules: [{ http: { paths: [{ path: '/', pathType: 'Prefix', backend: { serviceName: 'old', servicePort: 80 } }] } }] } })).toBe(false);
+    expect(
+      ing({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        metadata: { name: 'i' },
+        spec: { rules: [{ http: { paths: [{ path: '/', pathType: 'Prefix', backend: { serviceName: 'old', servicePort: 80 } }] } }] },
+      }),
+    ).toBe(false);
     expect(errs(ing)).toContain('/spec/rules/0/http/paths/0/backend additionalProperties');
   });
 });

@@ -21,14 +21,30 @@ import { join } from 'node:path';
 
 /** apiVersion/kind of the kinds checked, with their definition ids. */
 export const CORE_KINDS = [
-  ['v1', 'Pod'], ['v1', 'Service'], ['v1', 'ServiceAccount'], ['v1', 'PersistentVolumeClaim'], ['v1', 'PersistentVolume'],
-  ['v1', 'LimitRange'], ['v1', 'ResourceQuota'], ['v1', 'Endpoints'],
-  ['apps/v1', 'Deployment'], ['apps/v1', 'StatefulSet'], ['apps/v1', 'DaemonSet'], ['apps/v1', 'ReplicaSet'],
-  ['batch/v1', 'Job'], ['batch/v1', 'CronJob'],
-  ['rbac.authorization.k8s.io/v1', 'Role'], ['rbac.authorization.k8s.io/v1', 'RoleBinding'],
-  ['rbac.authorization.k8s.io/v1', 'ClusterRole'], ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding'],
-  ['networking.k8s.io/v1', 'Ingress'], ['networking.k8s.io/v1', 'NetworkPolicy'], ['networking.k8s.io/v1', 'IngressClass'],
-  ['policy/v1', 'PodDisruptionBudget'], ['storage.k8s.io/v1', 'StorageClass'], ['scheduling.k8s.io/v1', 'PriorityClass'],
+  ['v1', 'Pod'],
+  ['v1', 'Service'],
+  ['v1', 'ServiceAccount'],
+  ['v1', 'PersistentVolumeClaim'],
+  ['v1', 'PersistentVolume'],
+  ['v1', 'LimitRange'],
+  ['v1', 'ResourceQuota'],
+  ['v1', 'Endpoints'],
+  ['apps/v1', 'Deployment'],
+  ['apps/v1', 'StatefulSet'],
+  ['apps/v1', 'DaemonSet'],
+  ['apps/v1', 'ReplicaSet'],
+  ['batch/v1', 'Job'],
+  ['batch/v1', 'CronJob'],
+  ['rbac.authorization.k8s.io/v1', 'Role'],
+  ['rbac.authorization.k8s.io/v1', 'RoleBinding'],
+  ['rbac.authorization.k8s.io/v1', 'ClusterRole'],
+  ['rbac.authorization.k8s.io/v1', 'ClusterRoleBinding'],
+  ['networking.k8s.io/v1', 'Ingress'],
+  ['networking.k8s.io/v1', 'NetworkPolicy'],
+  ['networking.k8s.io/v1', 'IngressClass'],
+  ['policy/v1', 'PodDisruptionBudget'],
+  ['storage.k8s.io/v1', 'StorageClass'],
+  ['scheduling.k8s.io/v1', 'PriorityClass'],
   ['autoscaling/v2', 'HorizontalPodAutoscaler'],
 ];
 
@@ -71,7 +87,11 @@ function latestFields(dir, out) {
 }
 
 /** io.k8s.api.core.v1.Container -> IoK8sApiCoreV1Container (kubernetes-models' file names). */
-const fileName = (id) => id.split(/[.-]/).map((s) => s.charAt(0).toUpperCase() + s.slice(1)).join('');
+const fileName = (id) =>
+  id
+    .split(/[.-]/)
+    .map((s) => s.charAt(0).toUpperCase() + s.slice(1))
+    .join('');
 
 export function coreSchemas(root, objectMeta) {
   const nm = join(root, 'node_modules');
@@ -112,18 +132,25 @@ export function coreSchemas(root, objectMeta) {
       return want(id);
     }
     if (Array.isArray(s.oneOf) && s.oneOf.length === 2 && s.oneOf.some((x) => x.type === 'null')) {
-      const inner = convert(s.oneOf.find((x) => x.type !== 'null'), owner, prop);
+      const inner = convert(
+        s.oneOf.find((x) => x.type !== 'null'),
+        owner,
+        prop,
+      );
       return inner.$ref ? inner : nullable(inner); // definitions of objects accept null (below)
     }
     const out = {};
-    for (const k of ['type', 'enum', 'required', 'minimum', 'maximum', 'pattern', 'minLength', 'maxLength', 'minItems', 'maxItems']) if (s[k] !== undefined) out[k] = s[k];
+    for (const k of ['type', 'enum', 'required', 'minimum', 'maximum', 'pattern', 'minLength', 'maxLength', 'minItems', 'maxItems'])
+      if (s[k] !== undefined) out[k] = s[k];
     if (s.items) out.items = convert(s.items, owner, undefined);
     if (s.properties) {
       out.properties = {};
       for (const [k, v] of Object.entries(s.properties)) out.properties[k] = convert(v, owner, k);
       out.additionalProperties = false;
     }
-    if (s.additionalProperties !== undefined) out.additionalProperties = typeof s.additionalProperties === 'object' ? convert(s.additionalProperties, owner, undefined) : s.additionalProperties;
+    if (s.additionalProperties !== undefined)
+      out.additionalProperties =
+        typeof s.additionalProperties === 'object' ? convert(s.additionalProperties, owner, undefined) : s.additionalProperties;
     if (s.nullable) return nullable(out);
     return out;
   }
@@ -140,10 +167,12 @@ export function coreSchemas(root, objectMeta) {
     // null is "not set" for the API server: every object definition accepts it (an empty `strategy:`)
     if (s.type === 'object') s.type = ['object', 'null'];
     const newer = latest.get(fileName(id));
-    if (newer && s.properties) for (const f of [...newer].sort()) if (!(f in s.properties)) {
-      s.properties[f] = {};
-      added.push(`${refName(id)}.${f}`);
-    }
+    if (newer && s.properties)
+      for (const f of [...newer].sort())
+        if (!(f in s.properties)) {
+          s.properties[f] = {};
+          added.push(`${refName(id)}.${f}`);
+        }
     // checks the API server makes beyond the OpenAPI schema
     if (id === 'io.k8s.api.core.v1.Container') s.required = [...new Set([...(s.required ?? []), 'image'])].sort();
     if (id === 'io.k8s.api.core.v1.ServicePort') s.properties.targetPort = NAMED_PORT;

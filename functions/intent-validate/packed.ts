@@ -28,9 +28,9 @@ function deepEqual(a: unknown, b: unknown): boolean {
     if (Array.isArray(a) !== Array.isArray(b)) return false;
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+    return ka.every((k) => Object.hasOwn(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
   }
-  return a !== a && b !== b; // NaN
+  return Number.isNaN(a) && Number.isNaN(b);
 }
 const HELPERS: Record<string, unknown> = {
   'ajv/dist/runtime/ucs2length': Object.assign(ucs2length, { default: ucs2length }),
@@ -44,7 +44,11 @@ export function unpack(name: string): unknown {
   if (cache.has(name)) return cache.get(name);
   const packed = PACKED[name];
   if (packed === undefined) return undefined;
-  const src = packed.startsWith('b:') ? zlib().brotliDecompressSync(Buffer.from(packed.slice(2), 'base64')).toString('utf8') : packed;
+  const src = packed.startsWith('b:')
+    ? zlib()
+        .brotliDecompressSync(Buffer.from(packed.slice(2), 'base64'))
+        .toString('utf8')
+    : packed;
   const module = { exports: {} as unknown };
   const req = (id: string): unknown => {
     if (id in HELPERS) return HELPERS[id];

@@ -18,7 +18,9 @@ const out = join(here, 'generated');
 mkdirSync(out, { recursive: true });
 
 const bundled = await esbuild.build({ entryPoints: [join(here, 'crd.ts')], bundle: true, write: false, format: 'esm', platform: 'node' });
-const { crdSchemas, OBJECT_META, withoutRequired } = await import('data:text/javascript;base64,' + Buffer.from(bundled.outputFiles[0].text).toString('base64'));
+const { crdSchemas, OBJECT_META, withoutRequired } = await import(
+  'data:text/javascript;base64,' + Buffer.from(bundled.outputFiles[0].text).toString('base64')
+);
 
 function walk(dir, acc = []) {
   for (const e of readdirSync(dir).sort()) {
@@ -37,7 +39,8 @@ for (const file of walk(join(root, 'schemas'))) {
       if (d?.kind !== 'CustomResourceDefinition') continue;
       // airshipctl's CRDs come from Go structs: fields without omitempty are "required" even where
       // airshipctl's own documents leave them out (ReplacementTransformer target vs targets)
-      for (const s of crdSchemas(d)) schemas.set(`${s.group}/${s.version}/${s.kind}`, s.group === 'airshipit.org' ? withoutRequired(s.schema) : s.schema);
+      for (const s of crdSchemas(d))
+        schemas.set(`${s.group}/${s.version}/${s.kind}`, s.group === 'airshipit.org' ? withoutRequired(s.schema) : s.schema);
     }
   } else if (file.endsWith('.json')) {
     const m = /(?:([a-z0-9.-]+)_)?(v[0-9a-z]+)_([A-Za-z]+)\.json$/.exec(file);
@@ -59,17 +62,26 @@ const AJV_OPTIONS = { allErrors: true, strict: false, validateFormats: false };
 const minify = (cjs) => esbuild.transformSync(cjs, { minify: true, format: 'cjs', target: 'node20', legalComments: 'none' }).code;
 // The kinds of nearly every bare-metal run stay plain text (loading node:zlib costs ~3 ms, more
 // than scanning their ~100 KiB); the rest are brotli + base64 ("b:" prefix).
-const PLAIN = new Set(['metal3.io/v1alpha1/BareMetalHost', 'metal3.io/v1alpha1/HardwareData', 'v1/Secret', 'v1/ConfigMap', 'baremetal-krm.dev/v1alpha1/HardwareProfile']);
+const PLAIN = new Set([
+  'metal3.io/v1alpha1/BareMetalHost',
+  'metal3.io/v1alpha1/HardwareData',
+  'v1/Secret',
+  'v1/ConfigMap',
+  'baremetal-krm.dev/v1alpha1/HardwareProfile',
+]);
 const packed = {};
 let raw = 0;
 const pack = (name, code, plain = false) => {
   raw += code.length;
-  packed[name] = plain ? code : 'b:' + brotliCompressSync(Buffer.from(code), { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11 } }).toString('base64');
+  packed[name] = plain
+    ? code
+    : 'b:' + brotliCompressSync(Buffer.from(code), { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11 } }).toString('base64');
 };
 const standalone = (schema, what) => {
   const ajv = new Ajv({ ...AJV_OPTIONS, code: { source: true, esm: false, optimize: true } });
   const cjs = standaloneCode(ajv, ajv.compile(schema));
-  for (const m of cjs.matchAll(/require\("([^"]+)"\)/g)) if (!HELPERS.has(m[1])) throw new Error(`prebuild: ${what} needs ${m[1]}, which packed.ts does not provide`);
+  for (const m of cjs.matchAll(/require\("([^"]+)"\)/g))
+    if (!HELPERS.has(m[1])) throw new Error(`prebuild: ${what} needs ${m[1]}, which packed.ts does not provide`);
   return minify(cjs);
 };
 const keys = {};
@@ -105,15 +117,24 @@ for (const [i, k] of [...schemas.keys()].sort().entries()) {
     }
     ajv.addSchema({ $id: mod, definitions });
     const cjs = standaloneCode(ajv, exports);
-    for (const m of cjs.matchAll(/require\("([^"]+)"\)/g)) if (!HELPERS.has(m[1])) throw new Error(`prebuild: core kinds need ${m[1]}, which packed.ts does not provide`);
+    for (const m of cjs.matchAll(/require\("([^"]+)"\)/g))
+      if (!HELPERS.has(m[1])) throw new Error(`prebuild: core kinds need ${m[1]}, which packed.ts does not provide`);
     pack(mod, minify(cjs));
   }
-  console.log(`intent-validate: ${Object.keys(modules.k8s).length + Object.keys(modules.k8s_pod).length} core Kubernetes kinds from kubernetes-models (${core.added.length} newer fields topped up from kubernetes-models 5)`);
+  console.log(
+    `intent-validate: ${Object.keys(modules.k8s).length + Object.keys(modules.k8s_pod).length} core Kubernetes kinds from kubernetes-models (${core.added.length} newer fields topped up from kubernetes-models 5)`,
+  );
 }
 pack('spec', standalone(JSON.parse(readFileSync(join(here, 'spec.schema.json'), 'utf8')), 'spec.schema.json'));
 const ajvBundle = await esbuild.build({
   stdin: { contents: 'module.exports = require("ajv");', resolveDir: root },
-  bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, minify: true, legalComments: 'none',
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node20',
+  write: false,
+  minify: true,
+  legalComments: 'none',
 });
 pack('ajv', ajvBundle.outputFiles[0].text);
 
@@ -128,4 +149,6 @@ const sortedKeys = Object.fromEntries(Object.entries(keys).sort(([a], [b]) => (a
 write('builtin-keys.js', `export const BUILTIN_KEYS = ${JSON.stringify(sortedKeys, null, 1)};\n`);
 write('builtin-keys.d.ts', 'export declare const BUILTIN_KEYS: Record<string, string | undefined>;\n');
 for (const old of ['builtin.validate.js', 'builtin.validate.d.ts']) if (existsSync(join(out, old))) rmSync(join(out, old));
-console.log(`intent-validate: ${Object.keys(keys).length} built-in schema(s), spec and ajv -> generated/packed.js (${(raw / 1024).toFixed(0)} KiB of code packed into ${(code.length / 1024).toFixed(0)} KiB)`);
+console.log(
+  `intent-validate: ${Object.keys(keys).length} built-in schema(s), spec and ajv -> generated/packed.js (${(raw / 1024).toFixed(0)} KiB of code packed into ${(code.length / 1024).toFixed(0)} KiB)`,
+);

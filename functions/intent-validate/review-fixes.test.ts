@@ -10,7 +10,10 @@ import { analyse, type IntentValidateSpec } from './analyse.js';
 function items(yaml: string): KubeObject[] {
   return readInput(yaml).items;
 }
-async function findings(yaml: string, spec: IntentValidateSpec = {}): Promise<{ rule: string; severity: string; field?: string; message: string }[]> {
+async function findings(
+  yaml: string,
+  spec: IntentValidateSpec = {},
+): Promise<{ rule: string; severity: string; field?: string; message: string }[]> {
   const a = await analyse(items(yaml), spec);
   return a.findings.map((f) => ({ rule: f.rule, severity: f.severity, field: f.field, message: f.message }));
 }
@@ -35,11 +38,17 @@ describe('spec.now', () => {
 });
 
 describe('kustomization namespace (CLI)', () => {
-  it("gives the resources a kustomization lists its namespace: before references are checked", async () => {
+  it('gives the resources a kustomization lists its namespace: before references are checked', async () => {
     const dir = join(tmp, 'ns');
     mkdirSync(join(dir, 'hosts'), { recursive: true });
-    writeFileSync(join(dir, 'kustomization.yaml'), 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: metal3\nresources: [secret.yaml, hosts]\n');
-    writeFileSync(join(dir, 'secret.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: n1-bmc\ndata:\n  password: ENC[AES256_GCM,data:abc,type:str]\nsops:\n  version: 3.7.3\n');
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: metal3\nresources: [secret.yaml, hosts]\n',
+    );
+    writeFileSync(
+      join(dir, 'secret.yaml'),
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: n1-bmc\ndata:\n  password: ENC[AES256_GCM,data:abc,type:str]\nsops:\n  version: 3.7.3\n',
+    );
     // in a listed folder, with another namespace written: kustomize overrides it
     writeFileSync(
       join(dir, 'hosts', 'bmh.yaml'),
@@ -57,9 +66,18 @@ describe('kustomization namespace (CLI)', () => {
   it('a Secret outside the kustomization keeps no namespace, so the reference is still dangling', async () => {
     const dir = join(tmp, 'ns2');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'kustomization.yaml'), 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: metal3\nresources: [bmh.yaml]\n');
-    writeFileSync(join(dir, 'secret.yaml'), 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: n1-bmc\ndata:\n  password: ENC[AES256_GCM,data:abc,type:str]\nsops:\n  version: 3.7.3\n');
-    writeFileSync(join(dir, 'bmh.yaml'), 'apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: n1\nspec:\n  online: true\n  bmc:\n    address: redfish+https://10.0.0.1/redfish/v1/Systems/1\n    credentialsName: n1-bmc\n');
+    writeFileSync(
+      join(dir, 'kustomization.yaml'),
+      'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: metal3\nresources: [bmh.yaml]\n',
+    );
+    writeFileSync(
+      join(dir, 'secret.yaml'),
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: n1-bmc\ndata:\n  password: ENC[AES256_GCM,data:abc,type:str]\nsops:\n  version: 3.7.3\n',
+    );
+    writeFileSync(
+      join(dir, 'bmh.yaml'),
+      'apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: n1\nspec:\n  online: true\n  bmc:\n    address: redfish+https://10.0.0.1/redfish/v1/Systems/1\n    credentialsName: n1-bmc\n',
+    );
     const r = await cli([dir]);
     expect(r.code).toBe(1);
     expect(r.err).toContain('BMC credentials Secret metal3/n1-bmc referenced by BareMetalHost/metal3/n1 is not in the input');
@@ -73,7 +91,10 @@ const dupOnly: IntentValidateSpec = { rules: { reference: { severity: 'off' }, s
 describe('duplicate MAC / BMC: host identity keeps the namespace', () => {
   it('a/node01 and b/node01 with the same MAC and BMC are two hosts: both duplicates reported', async () => {
     const f = await findings(
-      [bmh('a', 'node01', '52:54:00:00:00:01', 'redfish+https://10.0.0.1/redfish/v1/Systems/1'), bmh('b', 'node01', '52:54:00:00:00:01', 'redfish+https://10.0.0.1/redfish/v1/Systems/1')].join('---\n'),
+      [
+        bmh('a', 'node01', '52:54:00:00:00:01', 'redfish+https://10.0.0.1/redfish/v1/Systems/1'),
+        bmh('b', 'node01', '52:54:00:00:00:01', 'redfish+https://10.0.0.1/redfish/v1/Systems/1'),
+      ].join('---\n'),
       dupOnly,
     );
     expect(f.map((x) => `${x.rule} ${x.field}`)).toEqual(['duplicate spec.bootMACAddress', 'duplicate spec.bmc.address']);
@@ -85,7 +106,10 @@ describe('duplicate MAC / BMC: host identity keeps the namespace', () => {
   it('a catalogue entry node01 (no namespace) and BareMetalHost a/node01 are the same machine', async () => {
     const cat =
       'apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: hosts\nhosts:\n  m3:\n    node01:\n      macAddress: "52:54:00:00:00:01"\n      bmcAddress: redfish+https://10.0.0.1/redfish/v1/Systems/1\n';
-    const f = await findings([bmh('a', 'node01', '52:54:00:00:00:01', 'redfish+https://10.0.0.1/redfish/v1/Systems/1'), cat].join('---\n'), dupOnly);
+    const f = await findings(
+      [bmh('a', 'node01', '52:54:00:00:00:01', 'redfish+https://10.0.0.1/redfish/v1/Systems/1'), cat].join('---\n'),
+      dupOnly,
+    );
     expect(f.filter((x) => x.rule === 'duplicate')).toEqual([]);
   });
 });
@@ -97,7 +121,16 @@ describe('capacity: DaemonSets and capacity over the same (active) hosts', () =>
     `apiVersion: apps/v1\nkind: DaemonSet\nmetadata:\n  name: agent\n  namespace: s\nspec:\n  selector:\n    matchLabels: {app: agent}\n  template:\n    metadata:\n      labels: {app: agent}\n    spec:\n      nodeSelector:\n        role: worker\n      containers:\n      - name: a\n        image: agent:1\n        resources:\n          requests:\n            cpu: "${cpu}"\n`;
   const spec: IntentValidateSpec = {
     rules: { schema: { severity: 'off' } },
-    capacity: { roles: [{ name: 'worker', selector: { matchLabels: { role: 'worker' } }, count: { active: 2, standby: 1 }, nodeSelector: { role: 'worker' } }] },
+    capacity: {
+      roles: [
+        {
+          name: 'worker',
+          selector: { matchLabels: { role: 'worker' } },
+          count: { active: 2, standby: 1 },
+          nodeSelector: { role: 'worker' },
+        },
+      ],
+    },
   };
   it('a DaemonSet of 3 CPUs per pod on 2 active hosts of 4 CPUs (1 standby) fits', async () => {
     const a = await analyse(items([host('w1', 4), host('w2', 4), host('w3', 4), ds('3')].join('---\n')), spec);
@@ -127,7 +160,8 @@ describe('hardware profile asked for by annotation', () => {
     mkdirSync(dir, { recursive: true });
     const host = (name: string, profile: string): string =>
       `apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: ${name}\n  namespace: s\n  labels:\n    role: worker\n  annotations:\n    baremetal-krm.dev/hardware-profile: ${profile}\nspec:\n  online: true\nstatus:\n  hardware:\n    ramMebibytes: 8192\n`;
-    const profile = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: HardwareProfile\nmetadata:\n  name: big\nspec:\n  memory:\n    minGiB: 64\n';
+    const profile =
+      'apiVersion: baremetal-krm.dev/v1alpha1\nkind: HardwareProfile\nmetadata:\n  name: big\nspec:\n  memory:\n    minGiB: 64\n';
     const file = join(dir, 'hosts.yaml');
     writeFileSync(file, [host('h1', 'big'), host('h2', 'missing'), profile].join('---\n'));
     const r = await cli(['--quiet', file]);

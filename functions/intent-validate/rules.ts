@@ -10,21 +10,42 @@ export interface RuleInfo {
 export const RULES: readonly RuleInfo[] = [
   { id: 'schema', severity: 'error', summary: 'item does not match its schema (built-in, a CRD in the input, or spec.schemas.paths)' },
   { id: 'schema-unknown-field', severity: 'error', summary: 'field not in a closed schema (strict, like kubeconform -strict)' },
-  { id: 'yaml-ambiguous', severity: 'warning', summary: 'plain YAML 1.1 scalar that Go (YAML 1.2) and YAML 1.1 readers read differently: yes/no/on/off/y/n, 0777, 1_000, 1:30' },
-  { id: 'reference', severity: 'error', summary: 'dangling reference: BMH -> BMC/networkData/userData/metaData Secret, HardwareData -> BMH, PhasePlan -> Phase, Phase -> executor and ClusterMap cluster, Flux Kustomization dependsOn' },
-  { id: 'duplicate', severity: 'error', summary: 'same boot MAC, NIC MAC, BMC address (host + System path), IP address on a network, or object identity on two hosts/items' },
+  {
+    id: 'yaml-ambiguous',
+    severity: 'warning',
+    summary: 'plain YAML 1.1 scalar that Go (YAML 1.2) and YAML 1.1 readers read differently: yes/no/on/off/y/n, 0777, 1_000, 1:30',
+  },
+  {
+    id: 'reference',
+    severity: 'error',
+    summary:
+      'dangling reference: BMH -> BMC/networkData/userData/metaData Secret, HardwareData -> BMH, PhasePlan -> Phase, Phase -> executor and ClusterMap cluster, Flux Kustomization dependsOn',
+  },
+  {
+    id: 'duplicate',
+    severity: 'error',
+    summary: 'same boot MAC, NIC MAC, BMC address (host + System path), IP address on a network, or object identity on two hosts/items',
+  },
   { id: 'hardware-profile', severity: 'error', summary: "host's inventory does not satisfy its HardwareClassification or HardwareProfile" },
   { id: 'certificate-expired', severity: 'error', summary: 'x509 certificate past its notAfter' },
   { id: 'certificate-expiring', severity: 'warning', summary: 'x509 certificate expires within spec.certificates.warnDays (30)' },
   { id: 'certificate-not-yet-valid', severity: 'error', summary: 'x509 certificate before its notBefore' },
   { id: 'certificate-key-mismatch', severity: 'error', summary: 'private key does not belong to the certificate beside it' },
   { id: 'certificate-unreadable', severity: 'warning', summary: 'PEM certificate block that does not parse' },
-  { id: 'encryption', severity: 'error', summary: 'Secret or secret-like catalogue with plaintext sensitive values and no sops encryption' },
+  {
+    id: 'encryption',
+    severity: 'error',
+    summary: 'Secret or secret-like catalogue with plaintext sensitive values and no sops encryption',
+  },
   { id: 'insecure-tls', severity: 'warning', summary: 'disableCertificateVerification: true' },
   { id: 'plain-http-bmc', severity: 'warning', summary: 'BMC address over plain http' },
   { id: 'template-leftover', severity: 'warning', summary: 'template leftover value: <no value>, NEWSITE_CHANGEME, CHANGEME' },
   { id: 'capacity-hosts', severity: 'error', summary: 'fewer hosts (or topology domains) for a role than count.active + count.standby' },
-  { id: 'capacity-resources', severity: 'error', summary: "workloads' CPU/memory requests on a role exceed its hosts' capacity minus headroom" },
+  {
+    id: 'capacity-resources',
+    severity: 'error',
+    summary: "workloads' CPU/memory requests on a role exceed its hosts' capacity minus headroom",
+  },
 ];
 
 export const RULE_IDS = RULES.map((r) => r.id);

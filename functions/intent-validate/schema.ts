@@ -77,14 +77,17 @@ export async function checkSchemas(items: readonly KubeObject[], opts: SchemaOpt
     // CRDs in the input and from spec.schemas.paths override the built-in ones for their kinds
     const fromCrds = new Map<string, object>();
     const crdObjects: Obj[] = [...opts.extraCrds];
-    for (const o of items) if (o.kind === 'CustomResourceDefinition' && o.group === 'apiextensions.k8s.io') {
-      try {
-        crdObjects.push(o.data);
-      } catch {
-        // reported by the YAML reader elsewhere
+    for (const o of items)
+      if (o.kind === 'CustomResourceDefinition' && o.group === 'apiextensions.k8s.io') {
+        try {
+          crdObjects.push(o.data);
+        } catch {
+          // reported by the YAML reader elsewhere
+        }
       }
-    }
-    for (const crd of crdObjects) for (const s of crdSchemas(crd)) fromCrds.set(`${s.group}/${s.version}/${s.kind}`, s.group === 'airshipit.org' ? withoutRequired(s.schema) : s.schema);
+    for (const crd of crdObjects)
+      for (const s of crdSchemas(crd))
+        fromCrds.set(`${s.group}/${s.version}/${s.kind}`, s.group === 'airshipit.org' ? withoutRequired(s.schema) : s.schema);
     const compiled = new Map<string, Validator | undefined>();
     let compile: ((s: object) => Validator) | undefined;
     for (const o of items) {
@@ -98,7 +101,11 @@ export async function checkSchemas(items: readonly KubeObject[], opts: SchemaOpt
           try {
             v = compile(crd);
           } catch (e) {
-            out.push({ rule: 'schema', message: `the CRD for ${key} does not compile to a schema (${(e as Error).message}); its items are not checked`, object: o });
+            out.push({
+              rule: 'schema',
+              message: `the CRD for ${key} does not compile to a schema (${(e as Error).message}); its items are not checked`,
+              object: o,
+            });
             v = undefined;
           }
         } else if (BUILTIN_KEYS[key]) {
@@ -174,9 +181,12 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
       return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, found ${JSON.stringify(valueAt(data, path))}`;
     case 'type': {
       const v = valueAt(data, path);
-      const found = v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a mapping' : `${typeof v} ${JSON.stringify(v)}`;
+      const found =
+        v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a mapping' : `${typeof v} ${JSON.stringify(v)}`;
       // `integer,null`: null means "not set" and needs no mention
-      const types = String(p.type).split(',').filter((t) => t !== 'null');
+      const types = String(p.type)
+        .split(',')
+        .filter((t) => t !== 'null');
       const hint =
         types.includes('string') && (typeof v === 'boolean' || typeof v === 'number')
           ? ' (quote the value)'
@@ -194,10 +204,11 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
   }
 }
 
-
-const AMBIGUOUS = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|[-+]?0[0-7]+|[-+]?\d[\d_]*_[\d_]*|[-+]?\d+(?::[0-5]?\d){1,2}(?:\.\d*)?)$/;
+const AMBIGUOUS =
+  /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|[-+]?0[0-7]+|[-+]?\d[\d_]*_[\d_]*|[-+]?\d+(?::[0-5]?\d){1,2}(?:\.\d*)?)$/;
 /** A cheap superset of AMBIGUOUS after `key: ` or `- `: most items have no candidate line at all. */
-const CANDIDATE = /[:-] +(?:[yYnN]|[yY]es|YES|[nN]o|NO|[oO]n|ON|[oO]ff|OFF|[-+]?0[0-7]+|[-+]?\d[\d_]*_[\d_]*|[-+]?\d+(?::[0-5]?\d){1,2}(?:\.\d*)?)[ \t]*(?:#|\r?\n|$)/;
+const CANDIDATE =
+  /[:-] +(?:[yYnN]|[yY]es|YES|[nN]o|NO|[oO]n|ON|[oO]ff|OFF|[-+]?0[0-7]+|[-+]?\d[\d_]*_[\d_]*|[-+]?\d+(?::[0-5]?\d){1,2}(?:\.\d*)?)[ \t]*(?:#|\r?\n|$)/;
 const KEY_LINE = /^( *)((?:- +)*)((?:"[^"]*"|'[^']*'|[^\s#'"-][^:#]*?|-[^\s:#][^:#]*?)):(?: +(.*?))?\s*$/;
 const SEQ_LINE = /^( *)((?:- +)+)(.*?)\s*$/;
 
@@ -223,7 +234,10 @@ function popTo(stack: { indent: number; key: string | number }[], c: number): vo
  * sequence entry that starts on a line (value undefined), then for the line's `key: value` or
  * `- value`, skipping comments and the bodies of block scalars. Text only (no parse): flow collections are not entered.
  */
-export function walkLines(body: string, visit: (i: number, path: (string | number)[], value: string | undefined) => boolean | void): void {
+export function walkLines(
+  body: string,
+  visit: (i: number, path: (string | number)[], value: string | undefined) => boolean | undefined | void,
+): void {
   const lines = body.split('\n');
   const stack: { indent: number; key: string | number }[] = [];
   const seqCount = new Map<number, number>();
@@ -253,7 +267,14 @@ export function walkLines(body: string, visit: (i: number, path: (string | numbe
         seqCount.set(c, n);
         stack.push({ indent: c, key: n });
         c += _.length;
-        if (visit(i, stack.map((x) => x.key), undefined) === false) return; // the entry itself
+        if (
+          visit(
+            i,
+            stack.map((x) => x.key),
+            undefined,
+          ) === false
+        )
+          return; // the entry itself
       }
       col = ind + dashes.length;
       const keyPart = km[3]!.replace(/^["']|["']$/g, '');
@@ -274,12 +295,26 @@ export function walkLines(body: string, visit: (i: number, path: (string | numbe
         seqCount.set(c, n);
         stack.push({ indent: c, key: n });
         c += _.length;
-        if (visit(i, stack.map((x) => x.key), undefined) === false) return; // the entry itself
+        if (
+          visit(
+            i,
+            stack.map((x) => x.key),
+            undefined,
+          ) === false
+        )
+          return; // the entry itself
       }
       value = sm[3];
       col = c;
     }
-    if (visit(i, stack.map((x) => x.key), value) === false) return;
+    if (
+      visit(
+        i,
+        stack.map((x) => x.key),
+        value,
+      ) === false
+    )
+      return;
     if (value !== undefined && /^[|>][-+0-9]*(\s+#.*)?$/.test(value)) blockIndent = km ? col : lastDash;
   }
 }

@@ -244,7 +244,7 @@ export function checkPhase(b: Bundle, s: Settings, p: PhaseDoc, cache: Map<Phase
   cache.set(p, r);
   const ref = p.executorRef;
   let needsBundle = true;
-  if (!ref || !ref.name || !ref.kind) {
+  if (!ref?.name || !ref.kind) {
     r.issues.push({
       severity: 'error',
       rule: 'phase/no-executor',
@@ -326,12 +326,18 @@ function describeGate(b: Bundle, step: Step): string {
         return `${run}: clusterctl move${from ? ` from ${from}` : ''}${step.cluster ? ` to ${step.cluster}` : ''}${str(mo.namespace) ? ` (namespace ${str(mo.namespace)})` : ''}`;
       }
       const io = isMap(d['init-options']) ? d['init-options'] : {};
-      const providers = Object.entries(io).map(([k, v]) => `${k} ${String(v)}`).join(', ');
+      const providers = Object.entries(io)
+        .map(([k, v]) => `${k} ${String(v)}`)
+        .join(', ');
       return `${run}: clusterctl init${step.cluster ? ` on ${step.cluster}` : ''}${providers ? ` (${providers})` : ''}`;
     }
     case 'BaremetalManager': {
       const spec = isMap(d.spec) ? d.spec : {};
-      const sel = isMap(spec.hostSelector) ? Object.entries(spec.hostSelector).map(([k, v]) => `${k}=${String(v)}`).join(',') : '';
+      const sel = isMap(spec.hostSelector)
+        ? Object.entries(spec.hostSelector)
+            .map(([k, v]) => `${k}=${String(v)}`)
+            .join(',')
+        : '';
       return `${run}: BMC operation ${str(spec.operation) ?? '(unset)'}${sel ? ` on hosts ${sel}` : ''}`;
     }
     case 'BootConfiguration': {
@@ -350,7 +356,14 @@ function describeGate(b: Bundle, step: Step): string {
 }
 
 /** Resolves, checks and orders one plan. */
-export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<PhaseDoc, PhaseCheck>, out: Finding[], ksPrefix: string): PlanAnalysis {
+export function analysePlan(
+  b: Bundle,
+  s: Settings,
+  obj: KubeObject,
+  cache: Map<PhaseDoc, PhaseCheck>,
+  out: Finding[],
+  ksPrefix: string,
+): PlanAnalysis {
   const plan = readPlan(obj);
   const before = out.filter((f) => f.severity === 'error').length;
   const P = plan.name;
@@ -358,7 +371,14 @@ export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<
   for (const [field, msg] of plan.problems)
     out.push({ severity: 'error', rule: 'plan/shape', message: `PhasePlan ${P}: ${field} ${msg}`, object: obj, field, plan: P });
   if (plan.entries.length === 0)
-    out.push({ severity: 'warning', rule: 'plan/empty', message: `PhasePlan ${P} has no phases; add phases: [{name: ...}]`, object: obj, field: 'phases', plan: P });
+    out.push({
+      severity: 'warning',
+      rule: 'plan/empty',
+      message: `PhasePlan ${P} has no phases; add phases: [{name: ...}]`,
+      object: obj,
+      field: 'phases',
+      plan: P,
+    });
 
   // step ids: explicit `id`, else the phase name, `-2`, `-3`... for repeats, skipping every name a
   // phase or an explicit id of the plan already uses (airshipctl has no ids: a repeat must never collide)
@@ -407,7 +427,15 @@ export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<
   plan.entries.forEach((e, i) => {
     const step = steps[i]!;
     if (!e.name) {
-      out.push({ severity: 'error', rule: 'plan/shape', message: `PhasePlan ${P} step ${i + 1}: ${e.field}.name is missing; name the Phase to run`, object: obj, field: `${e.field}.name`, plan: P, step: i + 1 });
+      out.push({
+        severity: 'error',
+        rule: 'plan/shape',
+        message: `PhasePlan ${P} step ${i + 1}: ${e.field}.name is missing; name the Phase to run`,
+        object: obj,
+        field: `${e.field}.name`,
+        plan: P,
+        step: i + 1,
+      });
       return;
     }
     const found = findPhase(b, e.name);
@@ -443,7 +471,16 @@ export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<
     if (!reportedPhase.has(ph)) {
       reportedPhase.add(ph);
       for (const is of chk.issues)
-        out.push({ severity: is.severity, rule: is.rule, message: `${at(i + 1, step.id, ph.name)}: ${is.message}`, object: ph.obj, field: is.field, plan: P, step: i + 1, phase: ph.name });
+        out.push({
+          severity: is.severity,
+          rule: is.rule,
+          message: `${at(i + 1, step.id, ph.name)}: ${is.message}`,
+          object: ph.obj,
+          field: is.field,
+          plan: P,
+          step: i + 1,
+          phase: ph.name,
+        });
     }
     if (chk.executor) step.executor = chk.executor;
     if (chk.path) step.path = chk.path;
@@ -538,8 +575,12 @@ export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<
       severity: 'error',
       rule: 'plan/dependency-cycle',
       message: `PhasePlan ${P}: dependency cycle ${[...cyc, cyc[0]!].map((c) => steps[c]!.id).join(' -> ')} (each depends on the next); remove one of these dependencies`,
-      object: first.phase && first.phase.dependsOn.length > 0 && plan.entries[first.num - 1]!.dependsOn.length === 0 ? first.phase.obj : obj,
-      field: first.phase && first.phase.dependsOn.length > 0 && plan.entries[first.num - 1]!.dependsOn.length === 0 ? `metadata.annotations.${DEPENDS_ON_ANNOTATION}` : `${first.field}.dependsOn`,
+      object:
+        first.phase && first.phase.dependsOn.length > 0 && plan.entries[first.num - 1]!.dependsOn.length === 0 ? first.phase.obj : obj,
+      field:
+        first.phase && first.phase.dependsOn.length > 0 && plan.entries[first.num - 1]!.dependsOn.length === 0
+          ? `metadata.annotations.${DEPENDS_ON_ANNOTATION}`
+          : `${first.field}.dependsOn`,
       plan: P,
       step: first.num,
       phase: first.phaseName,
@@ -670,7 +711,12 @@ export function analysePlan(b: Bundle, s: Settings, obj: KubeObject, cache: Map<
 export function dependencySet(steps: Step[], i: number): Set<number> {
   const out = new Set<number>();
   const stack = [i];
-  while (stack.length > 0) for (const d of steps[stack.pop()!]!.deps) if (!out.has(d)) (out.add(d), stack.push(d));
+  while (stack.length > 0)
+    for (const d of steps[stack.pop()!]!.deps)
+      if (!out.has(d)) {
+        out.add(d);
+        stack.push(d);
+      }
   return out;
 }
 
@@ -681,7 +727,11 @@ export function descendants(steps: Step[], i: number): Set<number> {
   const out = new Set<number>();
   const stack = [i];
   while (stack.length > 0) {
-    for (const u of users[stack.pop()!]!) if (!out.has(u)) (out.add(u), stack.push(u));
+    for (const u of users[stack.pop()!]!)
+      if (!out.has(u)) {
+        out.add(u);
+        stack.push(u);
+      }
   }
   return out;
 }

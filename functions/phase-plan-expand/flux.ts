@@ -67,7 +67,29 @@ function parseJsonPath(jp: string): { before: string[]; filter?: { key: string; 
 }
 
 /** CEL reserved words: never a bare identifier or field selection (`status.in` does not parse). */
-const CEL_RESERVED = new Set(['true', 'false', 'null', 'in', 'as', 'break', 'const', 'continue', 'else', 'for', 'function', 'if', 'import', 'let', 'loop', 'package', 'namespace', 'return', 'var', 'void', 'while']);
+const CEL_RESERVED = new Set([
+  'true',
+  'false',
+  'null',
+  'in',
+  'as',
+  'break',
+  'const',
+  'continue',
+  'else',
+  'for',
+  'function',
+  'if',
+  'import',
+  'let',
+  'loop',
+  'package',
+  'namespace',
+  'return',
+  'var',
+  'void',
+  'while',
+]);
 const plainField = (seg: string) => IDENT.test(seg) && !CEL_RESERVED.has(seg);
 /** `base.seg`, or `base['seg']` for a reserved word. */
 const select = (base: string, seg: string) => (plainField(seg) ? `${base}.${seg}` : `${base}[${celString(seg)}]`);

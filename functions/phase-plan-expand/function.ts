@@ -3,7 +3,14 @@
  * statically, and expands every plan into Flux Kustomizations chained by `dependsOn` plus a
  * local-config plan report, so a plan becomes ordered GitOps output.
  */
-import { GENERATED_BY, type Desired, type FunctionDefinition, type KubeObject, type Results, type ResultOptions } from '../../src/krm/index.js';
+import {
+  GENERATED_BY,
+  type Desired,
+  type FunctionDefinition,
+  type KubeObject,
+  type Results,
+  type ResultOptions,
+} from '../../src/krm/index.js';
 import specSchema from './spec.schema.json' with { type: 'json' };
 import validateSpec from './generated/spec.validate.js';
 import { analysePlan, checkPhase, fluxDeps, readBundle, type Bundle, type Finding, type PlanAnalysis, type Settings } from './expand.js';
@@ -64,7 +71,7 @@ function generatedOwners(items: readonly KubeObject[]): string[] {
   const owners = new Set<string>();
   for (const o of items) {
     const g = o.annotations[GENERATED_BY];
-    if (g && g.startsWith(OWNER + '/')) owners.add(g);
+    if (g?.startsWith(OWNER + '/')) owners.add(g);
   }
   return [...owners].sort();
 }
@@ -143,10 +150,13 @@ export const definition: FunctionDefinition<Spec> = {
     };
     const jobMode = spec.gates === 'job';
     if (jobMode && !outputs.has('flux'))
-      ctx.results.warning('functionConfig spec.gates is "job" but spec.outputs has no "flux": Job gates are ordered by Flux Kustomizations, so every gate stays a gate; add "flux" to spec.outputs', {
-        rule: 'config',
-        field: 'spec.gates',
-      });
+      ctx.results.warning(
+        'functionConfig spec.gates is "job" but spec.outputs has no "flux": Job gates are ordered by Flux Kustomizations, so every gate stays a gate; add "flux" to spec.outputs',
+        {
+          rule: 'config',
+          field: 'spec.gates',
+        },
+      );
     const jobs: JobsConfig = {
       namespace: spec.jobs?.namespace ?? namespace,
       timeout: spec.jobs?.timeout ?? '1h',
@@ -158,16 +168,29 @@ export const definition: FunctionDefinition<Spec> = {
     const packagePath = spec.packagePath ?? '';
     const byKindName = new Map<string, KubeObject>();
     for (const o of ctx.items) if (!byKindName.has(`${o.kind}|${o.name}`)) byKindName.set(`${o.kind}|${o.name}`, o);
-    const rc: ReportContext = { bundle, sourceRef, fluxEnabled: outputs.has('flux'), kubeconfigSecret, namespace, jobMode: jobMode && outputs.has('flux') };
+    const rc: ReportContext = {
+      bundle,
+      sourceRef,
+      fluxEnabled: outputs.has('flux'),
+      kubeconfigSecret,
+      namespace,
+      jobMode: jobMode && outputs.has('flux'),
+    };
 
     const selected = spec.plans ? new Set(spec.plans) : undefined;
     if (selected)
       for (const n of [...selected].sort())
         if (!planObjs.some((p) => p.name === n))
-          ctx.results.error(`functionConfig spec.plans names "${n}", which is no PhasePlan in the input (plans: ${planObjs.map((p) => p.name).sort().join(', ')})`, {
-            rule: 'config',
-            field: 'spec.plans',
-          });
+          ctx.results.error(
+            `functionConfig spec.plans names "${n}", which is no PhasePlan in the input (plans: ${planObjs
+              .map((p) => p.name)
+              .sort()
+              .join(', ')})`,
+            {
+              rule: 'config',
+              field: 'spec.plans',
+            },
+          );
 
     const sorted = [...planObjs].sort((a, c) => (planKey(a) < planKey(c) ? -1 : planKey(a) > planKey(c) ? 1 : 0));
     const cache = new Map();
@@ -231,7 +254,11 @@ export const definition: FunctionDefinition<Spec> = {
             st.job = d.job;
             st.ksName = name;
             inPlan.set(name, st);
-            if (gateFinding) gateFinding.message = gateFinding.message.replace(/; gate: .*$/, `; runs as Job ${jobs.namespace}/${name} (${d.job.summary}), applied by Kustomization ${namespace}/${name}`);
+            if (gateFinding)
+              gateFinding.message = gateFinding.message.replace(
+                /; gate: .*$/,
+                `; runs as Job ${jobs.namespace}/${name} (${d.job.summary}), applied by Kustomization ${namespace}/${name}`,
+              );
           } else {
             st.notJob = d.reason;
             if (gateFinding) gateFinding.message += `; not a Job: ${d.reason}`;
@@ -271,7 +298,9 @@ export const definition: FunctionDefinition<Spec> = {
       }
     }
     // global problems (ClusterMap, metadata, config) make every plan's output suspect
-    const globalErrors = bundle.findings.some((f) => f.severity === 'error') || ctx.results.list.slice(0, planErrorsBefore).some((r) => r.severity === 'error');
+    const globalErrors =
+      bundle.findings.some((f) => f.severity === 'error') ||
+      ctx.results.list.slice(0, planErrorsBefore).some((r) => r.severity === 'error');
 
     for (const { obj, a, owner } of analyses) {
       // an invalid plan keeps what it generated before: nothing half-expanded lands in Git
@@ -346,7 +375,8 @@ export const definition: FunctionDefinition<Spec> = {
         }
       }
       // the plan folder's own kustomization.yaml lists kustomizations.yaml only, never gates/
-      if (rc.jobMode && desired.some((d) => d.path === `${dir}/kustomizations.yaml`)) desired.push({ data: kustomizeFile(dnsName(obj.name), obj.name, ['kustomizations.yaml']), path: `${dir}/kustomization.yaml` });
+      if (rc.jobMode && desired.some((d) => d.path === `${dir}/kustomizations.yaml`))
+        desired.push({ data: kustomizeFile(dnsName(obj.name), obj.name, ['kustomizations.yaml']), path: `${dir}/kustomization.yaml` });
       if (outputs.has('report')) {
         const md = renderReport(a, { ...rc, bundle: planBundle(bundle, a) });
         desired.push({

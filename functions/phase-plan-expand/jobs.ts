@@ -69,7 +69,11 @@ function documentText(o: KubeObject): string {
   if (isMap(data.metadata)) {
     const md = { ...data.metadata };
     if (isMap(md.annotations)) {
-      const ann = Object.fromEntries(Object.entries(md.annotations).filter(([k]) => !/^(internal\.)?config\.kubernetes\.io\/(path|index|id)$|^config\.k8s\.io\/id$|^kustomize\.config\.k8s\.io\//.test(k)));
+      const ann = Object.fromEntries(
+        Object.entries(md.annotations).filter(
+          ([k]) => !/^(internal\.)?config\.kubernetes\.io\/(path|index|id)$|^config\.k8s\.io\/id$|^kustomize\.config\.k8s\.io\//.test(k),
+        ),
+      );
       if (Object.keys(ann).length > 0) md.annotations = ann;
       else delete md.annotations;
     }
@@ -100,7 +104,9 @@ function genericContainer(st: Step, x: JobInputs): JobDecision {
   }
   if (airship.privileged === true) return { reason: 'it runs privileged on the operator host (spec.airship.privileged)' };
   if (st.phase?.documentEntryPoint)
-    return { reason: `its input is the phase bundle ${st.path ?? st.phase.documentEntryPoint}, which only exists when airshipctl renders the phase` };
+    return {
+      reason: `its input is the phase bundle ${st.path ?? st.phase.documentEntryPoint}, which only exists when airshipctl renders the phase`,
+    };
 
   // the executor's config: inline `config`, or the `configRef` document when the input has it
   let config: string | undefined;
@@ -138,7 +144,8 @@ function genericContainer(st: Step, x: JobInputs): JobDecision {
     p.configMap = { 'resource-list.yaml': rl };
     p.command = ['/bin/sh', '-c', `exec "$@" < ${KRM_DIR}/resource-list.yaml`, 'krm', ...entry];
   } else {
-    if (config) return { reason: 'an airship-type container gets its config from airshipctl\'s container runtime, which a Job does not reproduce' };
+    if (config)
+      return { reason: "an airship-type container gets its config from airshipctl's container runtime, which a Job does not reproduce" };
     const cmd = Array.isArray(airship.cmd) ? airship.cmd.map((c) => String(c)) : [];
     if (cmd.length > 0) p.command = cmd;
   }
@@ -165,7 +172,8 @@ function clusterctl(st: Step, x: JobInputs): JobDecision {
   if (action === 'move') {
     const from = x.bundle.clusters.get(st.cluster)?.parent;
     if (!from) return { reason: `ClusterMap gives ${st.cluster} no parent to move from` };
-    if (!image) return { reason: 'set spec.jobs.clusterctlImage (the clusterctl release of your providers) to run clusterctl move as a Job' };
+    if (!image)
+      return { reason: 'set spec.jobs.clusterctlImage (the clusterctl release of your providers) to run clusterctl move as a Job' };
     const p: ContainerParts = { image, env: [], mounts: [], volumes: [], args: ['move'] };
     const fromPath = kubeconfigMount(p, x, from, 'kubeconfig-from', `${KUBECONFIG_DIR}-from`);
     // clusterctl needs a kubeconfig file for --to-kubeconfig, also when the target is where the Job runs
@@ -179,9 +187,13 @@ function clusterctl(st: Step, x: JobInputs): JobDecision {
     return { job: { objects: buildObjects(st, x, p), summary: `${image} clusterctl ${p.args!.join(' ')}` } };
   }
   if (action !== 'init') return { reason: `clusterctl action "${action}" is not init or move` };
-  const local = (Array.isArray(d.providers) ? d.providers : []).filter((v) => isMap(v) && str(v.url)).map((v) => `${str((v as Data).name)} ${str((v as Data).url)}`);
+  const local = (Array.isArray(d.providers) ? d.providers : [])
+    .filter((v) => isMap(v) && str(v.url))
+    .map((v) => `${str((v as Data).name)} ${str((v as Data).url)}`);
   if (local.length > 0)
-    return { reason: `its providers come from repositories in the phase bundle (${local.join(', ')}), which clusterctl in a Job cannot read` };
+    return {
+      reason: `its providers come from repositories in the phase bundle (${local.join(', ')}), which clusterctl in a Job cannot read`,
+    };
   if (!image) return { reason: 'set spec.jobs.clusterctlImage (the clusterctl release of your providers) to run clusterctl init as a Job' };
   const io = isMap(d['init-options']) ? d['init-options'] : {};
   const flags: [string, string][] = [
@@ -214,7 +226,12 @@ function buildObjects(st: Step, x: JobInputs, p: ContainerParts): Data[] {
     const cm = `${x.name}-krm`;
     mounts.push({ name: 'krm', mountPath: KRM_DIR, readOnly: true });
     volumes.push({ name: 'krm', configMap: { name: cm } });
-    out.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: cm, namespace: x.cfg.namespace, labels, annotations }, data: p.configMap });
+    out.push({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: cm, namespace: x.cfg.namespace, labels, annotations },
+      data: p.configMap,
+    });
   }
   if (mounts.length > 0) container.volumeMounts = mounts;
   const pod: Data = { restartPolicy: 'Never' };

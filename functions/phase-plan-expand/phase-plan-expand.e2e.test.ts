@@ -57,7 +57,11 @@ describe('phase-plan-expand e2e', () => {
       '      localhost/toolbox: [/usr/local/bin/toolbox]',
       '',
     ].join('\n');
-    const r = spawnSync(process.execPath, [bundle], { input: resourceList(splitStream(site.bundle), cfg), encoding: 'utf8', maxBuffer: 1 << 28 });
+    const r = spawnSync(process.execPath, [bundle], {
+      input: resourceList(splitStream(site.bundle), cfg),
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
     expect(r.status, r.stderr).toBe(0);
     const items = (parseAllDocuments(r.stdout)[0]!.toJS() as { items: Record<string, any>[] }).items;
     // write the generated files into the package, as kpt would
@@ -118,7 +122,11 @@ describe('phase-plan-expand e2e', () => {
     const pkg = join(work, 'pkg-jobs');
     cpSync(join(repoRoot, 'examples/phase-plan-expand/package'), pkg, { recursive: true });
     writeFileSync(join(pkg, 'Kptfile'), readFileSync(join(pkg, 'Kptfile'), 'utf8').replace('./dist/phase-plan-expand.cjs', bundle));
-    writeFileSync(join(pkg, 'fn-config.yaml'), readFileSync(join(pkg, 'fn-config.yaml'), 'utf8') + '  gates: job\n  jobs:\n    clusterctlImage: registry.k8s.io/cluster-api/clusterctl:v1.7.4\n');
+    writeFileSync(
+      join(pkg, 'fn-config.yaml'),
+      readFileSync(join(pkg, 'fn-config.yaml'), 'utf8') +
+        '  gates: job\n  jobs:\n    clusterctlImage: registry.k8s.io/cluster-api/clusterctl:v1.7.4\n',
+    );
     const render = () => spawnSync('kpt', ['fn', 'render', '--allow-exec', pkg], { encoding: 'utf8' });
     const r1 = render();
     expect(r1.status, r1.stderr).toBe(0);

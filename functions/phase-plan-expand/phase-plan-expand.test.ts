@@ -13,16 +13,28 @@ const testdata = join(import.meta.dirname, 'testdata');
 describeGolden(definition, testdata);
 
 const read = (c: string, f: string) => readFileSync(join(testdata, c, f), 'utf8');
-const docsOf = (s: string) => parseAllDocuments(s).map((d) => d.toJS() as Record<string, any>).filter(Boolean);
+const docsOf = (s: string) =>
+  parseAllDocuments(s)
+    .map((d) => d.toJS() as Record<string, any>)
+    .filter(Boolean);
 
 describe('generated Kustomizations', () => {
   const crd = parse(readFileSync(join(import.meta.dirname, 'testdata-schemas/kustomize.toolkit.fluxcd.io_kustomizations.yaml'), 'utf8'));
   const v1 = crd.spec.versions.find((v: { name: string }) => v.name === 'v1');
   const ajv = new Ajv({ strict: false, allErrors: true });
   const validate = ajv.compile(v1.schema.openAPIV3Schema);
-  for (const c of ['deploy-gating', 'graph-parallel-groups', 'phase-groups', 'airshipctl-valid-validation-site', 'deploy-gating-jobs', 'graph-gate-jobs']) {
+  for (const c of [
+    'deploy-gating',
+    'graph-parallel-groups',
+    'phase-groups',
+    'airshipctl-valid-validation-site',
+    'deploy-gating-jobs',
+    'graph-gate-jobs',
+  ]) {
     it(`${c}: every Kustomization validates against the Flux v1 CRD schema`, () => {
-      const ks = docsOf(read(c, 'expected.yaml')).filter((d) => d.kind === 'Kustomization' && d.apiVersion === 'kustomize.toolkit.fluxcd.io/v1');
+      const ks = docsOf(read(c, 'expected.yaml')).filter(
+        (d) => d.kind === 'Kustomization' && d.apiVersion === 'kustomize.toolkit.fluxcd.io/v1',
+      );
       expect(ks.length).toBeGreaterThan(0);
       for (const k of ks) {
         const ok = validate(k);
@@ -39,18 +51,29 @@ describe('generated Kustomizations', () => {
     const out = docsOf(read('deploy-gating', 'expected.yaml'));
     const ks = out.filter((d) => d.kind === 'Kustomization' && d.metadata.annotations['baremetal-krm.dev/phase-plan'] === 'deploy-gating');
     expect(ks.map((k) => k.metadata.annotations['baremetal-krm.dev/phase'])).toEqual([
-      'initinfra-networking-ephemeral', 'initinfra-ephemeral', 'controlplane-ephemeral', 'initinfra-networking-target',
-      'initinfra-target', 'controlplane-target', 'workers-target', 'workload-target',
+      'initinfra-networking-ephemeral',
+      'initinfra-ephemeral',
+      'controlplane-ephemeral',
+      'initinfra-networking-target',
+      'initinfra-target',
+      'controlplane-target',
+      'workers-target',
+      'workload-target',
     ]);
-    ks.forEach((k, i) => expect(k.spec.dependsOn?.map((d: { name: string }) => d.name)).toEqual(i === 0 ? undefined : [ks[i - 1]!.metadata.name]));
+    ks.forEach((k, i) =>
+      expect(k.spec.dependsOn?.map((d: { name: string }) => d.name)).toEqual(i === 0 ? undefined : [ks[i - 1]!.metadata.name]),
+    );
     const report = out.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'deploy-gating-plan-report')!;
     expect(report.metadata.annotations['config.kubernetes.io/local-config']).toBe('true');
     expect(report.data).toMatchObject({ steps: '32', kustomizations: '8', gates: '24' });
     expect(report.data['plan.md'].match(/^\| \d+ \|/gm)).toHaveLength(32);
     // Flux runs on the target of the clusterctl move (the ephemeral node is powered off after it):
     // ephemeral-cluster phases reach their cluster through its kubeconfig Secret, target ones do not
-    for (const k of ks) expect(k.spec.kubeConfig?.secretRef?.name).toBe(k.metadata.name.endsWith('-ephemeral') ? 'ephemeral-cluster-kubeconfig' : undefined);
-    expect(report.data['plan.md']).toContain('- management cluster (where Flux runs): target-cluster (target of the clusterctl move in step 21, self-managed at the end of the plan)');
+    for (const k of ks)
+      expect(k.spec.kubeConfig?.secretRef?.name).toBe(k.metadata.name.endsWith('-ephemeral') ? 'ephemeral-cluster-kubeconfig' : undefined);
+    expect(report.data['plan.md']).toContain(
+      '- management cluster (where Flux runs): target-cluster (target of the clusterctl move in step 21, self-managed at the end of the plan)',
+    );
   });
 });
 
@@ -68,9 +91,11 @@ describe('helpers', () => {
     expect(conditionToCel("{.status.conditions[?(@.type=='Ready')].status}", 'True')).toBe(
       "has(status.conditions) && status.conditions.exists(e, e.type == 'Ready' && has(e.status) && e.status == 'True')",
     );
-    expect(conditionToCel("{.status.x}", "it's")).toBe("has(status.x) && status.x == 'it\\'s'");
+    expect(conditionToCel('{.status.x}', "it's")).toBe("has(status.x) && status.x == 'it\\'s'");
     // airshipctl compares printed text: a boolean or number value matches the typed field too
-    expect(conditionToCel('{.status.controlPlaneReady}', 'true')).toBe("has(status.controlPlaneReady) && string(status.controlPlaneReady) == 'true'");
+    expect(conditionToCel('{.status.controlPlaneReady}', 'true')).toBe(
+      "has(status.controlPlaneReady) && string(status.controlPlaneReady) == 'true'",
+    );
     expect(conditionToCel('{.status.readyReplicas}', '3')).toBe("has(status.readyReplicas) && string(status.readyReplicas) == '3'");
     expect(conditionToCel('{.status.ratio}', '-1.5e3')).toBe("has(status.ratio) && string(status.ratio) == '-1.5e3'");
     expect(conditionToCel('{.status.v}', '03')).toBe("has(status.v) && status.v == '03'");
@@ -91,7 +116,9 @@ describe('reconcile behaviour', () => {
   it('an invalid plan keeps what it generated before, untouched', async () => {
     const good = docsOf(read('deploy-gating', 'expected.yaml'));
     const input = splitStream(read('deploy-gating', 'expected.yaml')).map((d) =>
-      d.includes('name: deploy-gating\n') && d.includes('kind: PhasePlan') ? d.replace('- name: workload-target', '- name: workload-targte') : d,
+      d.includes('name: deploy-gating\n') && d.includes('kind: PhasePlan')
+        ? d.replace('- name: workload-target', '- name: workload-targte')
+        : d,
     );
     const r = await runFunction(definition, resourceList(input));
     expect(r.exitCode).toBe(1);
@@ -123,7 +150,10 @@ const jobSchema = {
     metadata: {
       type: 'object',
       required: ['name', 'namespace'],
-      properties: { name: { type: 'string', pattern: '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$' }, namespace: { type: 'string', minLength: 1 } },
+      properties: {
+        name: { type: 'string', pattern: '^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$' },
+        namespace: { type: 'string', minLength: 1 },
+      },
     },
     spec: {
       type: 'object',
@@ -155,7 +185,14 @@ const jobSchema = {
                       image: { type: 'string', minLength: 1 },
                       command: { type: 'array', items: { type: 'string' } },
                       args: { type: 'array', items: { type: 'string' } },
-                      env: { type: 'array', items: { type: 'object', required: ['name', 'value'], properties: { name: { type: 'string' }, value: { type: 'string' } } } },
+                      env: {
+                        type: 'array',
+                        items: {
+                          type: 'object',
+                          required: ['name', 'value'],
+                          properties: { name: { type: 'string' }, value: { type: 'string' } },
+                        },
+                      },
                       volumeMounts: { type: 'array', items: { type: 'object', required: ['name', 'mountPath'] } },
                     },
                   },
@@ -173,7 +210,8 @@ const jobSchema = {
 describe('gates: job', () => {
   const ajv = new Ajv({ strict: false, allErrors: true });
   const validateJob = ajv.compile(jobSchema);
-  const generated = (c: string) => docsOf(read(c, 'expected.yaml')).filter((d) => d.metadata?.annotations?.['baremetal-krm.dev/generated-by']);
+  const generated = (c: string) =>
+    docsOf(read(c, 'expected.yaml')).filter((d) => d.metadata?.annotations?.['baremetal-krm.dev/generated-by']);
   const pathOf = (d: Record<string, any>) => d.metadata.annotations['config.kubernetes.io/path'] as string;
 
   for (const c of ['deploy-gating-jobs', 'graph-gate-jobs']) {
@@ -196,7 +234,8 @@ describe('gates: job', () => {
         expect(ks.spec.kubeConfig).toBeUndefined(); // Jobs run where Flux runs
         // every ConfigMap volume is generated beside the Job
         for (const v of j.spec.template.spec.volumes ?? [])
-          if (v.configMap) expect(out.some((d) => d.kind === 'ConfigMap' && d.metadata.name === v.configMap.name && pathOf(d) === pathOf(j))).toBe(true);
+          if (v.configMap)
+            expect(out.some((d) => d.kind === 'ConfigMap' && d.metadata.name === v.configMap.name && pathOf(d) === pathOf(j))).toBe(true);
       }
       // the plan folder's kustomization.yaml lists only the Flux Kustomizations: the gate folders are applied by their own
       for (const kf of out.filter((d) => d.apiVersion === 'kustomize.config.k8s.io/v1beta1' && !pathOf(d).includes('/gates/'))) {
@@ -219,10 +258,25 @@ describe('gates: job', () => {
     const jobs = out.filter((d) => d.kind === 'Job');
     expect(jobs.map((j) => j.metadata.name)).toEqual(['deploy-gating-clusterctl-move']);
     // the Job runs on the target (the management cluster) and still needs both kubeconfig files
-    expect(jobs[0]!.spec.template.spec.containers[0].args).toEqual(['move', '--kubeconfig', '/etc/kubeconfig-from/value', '--to-kubeconfig', '/etc/kubeconfig-to/value', '--namespace', 'target-infra']);
-    const ks = out.filter((d) => d.apiVersion === 'kustomize.toolkit.fluxcd.io/v1' && d.metadata.annotations['baremetal-krm.dev/phase-plan'] === 'deploy-gating');
+    expect(jobs[0]!.spec.template.spec.containers[0].args).toEqual([
+      'move',
+      '--kubeconfig',
+      '/etc/kubeconfig-from/value',
+      '--to-kubeconfig',
+      '/etc/kubeconfig-to/value',
+      '--namespace',
+      'target-infra',
+    ]);
+    const ks = out.filter(
+      (d) =>
+        d.apiVersion === 'kustomize.toolkit.fluxcd.io/v1' && d.metadata.annotations['baremetal-krm.dev/phase-plan'] === 'deploy-gating',
+    );
     const names = ks.map((k) => k.metadata.name);
-    expect(names.slice(4, 7)).toEqual(['deploy-gating-initinfra-target', 'deploy-gating-clusterctl-move', 'deploy-gating-controlplane-target']);
+    expect(names.slice(4, 7)).toEqual([
+      'deploy-gating-initinfra-target',
+      'deploy-gating-clusterctl-move',
+      'deploy-gating-controlplane-target',
+    ]);
     ks.forEach((k, i) => expect(k.spec.dependsOn?.map((d: { name: string }) => d.name)).toEqual(i === 0 ? undefined : [names[i - 1]]));
     expect(ks[5]!.spec.path).toBe('./sites/test-site/phase-plans/deploy-gating/gates/deploy-gating-clusterctl-move');
     const report = out.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'deploy-gating-plan-report')!;
@@ -237,7 +291,12 @@ describe('gates: job', () => {
     const out = generated('graph-gate-jobs');
     const cm = out.find((d) => d.kind === 'ConfigMap' && d.metadata.name === 'graph-kubectl-wait-node-target-krm')!;
     const rl = parse(cm.data['resource-list.yaml']);
-    expect(rl).toMatchObject({ apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList', items: [], functionConfig: { kind: 'ConfigMap', metadata: { name: 'kubectl-wait-node' } } });
+    expect(rl).toMatchObject({
+      apiVersion: 'config.kubernetes.io/v1',
+      kind: 'ResourceList',
+      items: [],
+      functionConfig: { kind: 'ConfigMap', metadata: { name: 'kubectl-wait-node' } },
+    });
     expect(rl.functionConfig.data.script).toContain('kubectl --request-timeout 10s wait');
     const job = out.find((d) => d.kind === 'Job' && d.metadata.name === 'graph-kubectl-wait-node-target')!;
     const c = job.spec.template.spec.containers[0];
@@ -261,7 +320,8 @@ describe('gates: job', () => {
   });
 
   it('gates: job without flux output warns and keeps every gate a gate', async () => {
-    const cfg = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: PhasePlanExpand\nmetadata:\n  name: x\nspec:\n  gates: job\n  outputs: [report]\n  jobs:\n    clusterctlImage: c:1\n';
+    const cfg =
+      'apiVersion: baremetal-krm.dev/v1alpha1\nkind: PhasePlanExpand\nmetadata:\n  name: x\nspec:\n  gates: job\n  outputs: [report]\n  jobs:\n    clusterctlImage: c:1\n';
     const r = await runFunction(definition, resourceList(splitStream(read('deploy-gating', 'input.yaml')), cfg));
     expect(r.exitCode).toBe(0);
     expect(r.results.find((x) => x.tags?.rule === 'config')?.message).toContain('spec.outputs has no "flux"');

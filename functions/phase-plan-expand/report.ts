@@ -37,8 +37,14 @@ export function renderReport(a: PlanAnalysis, rc: ReportContext): string {
     `- steps: ${steps.length} (${flux.length} Flux Kustomization${flux.length === 1 ? '' : 's'}, ${gates.length} gate${gates.length === 1 ? '' : 's'}${rc.jobMode ? `, ${jobs.length} of them as Jobs` : ''})`,
   );
   const levelCount = steps.length ? Math.max(...a.levels) + 1 : 0;
-  L.push(a.graph ? `- order: graph (dependsOn), ${levelCount} parallel group${levelCount === 1 ? '' : 's'}` : '- order: chain, each step after the one before');
-  L.push(`- management cluster (where Flux runs): ${b.management !== undefined ? `${b.management} (${a.managementWhy})` : '(none: no ClusterMap root)'}`);
+  L.push(
+    a.graph
+      ? `- order: graph (dependsOn), ${levelCount} parallel group${levelCount === 1 ? '' : 's'}`
+      : '- order: chain, each step after the one before',
+  );
+  L.push(
+    `- management cluster (where Flux runs): ${b.management !== undefined ? `${b.management} (${a.managementWhy})` : '(none: no ClusterMap root)'}`,
+  );
   L.push(`- source: ${rc.sourceRef.kind} ${rc.sourceRef.namespace}/${rc.sourceRef.name}; entry points under \`${b.docPrefix || '.'}\``);
   if (!rc.fluxEnabled) L.push('- Flux output is off (spec.outputs): no Kustomizations were generated');
   L.push('', '## Steps', '');
@@ -46,8 +52,18 @@ export function renderReport(a: PlanAnalysis, rc: ReportContext): string {
   for (const s of steps) {
     const ex = s.executor ? `${s.executor.kind}/${s.executor.name}` : '(unresolved)';
     const waits = s.wait ? s.wait.summary.join('; ') + (s.prune ? '; prune' : '') : '-';
-    const f = s.flux ? (rc.fluxEnabled ? `Kustomization ${s.ksName}` : 'Kustomization (off)') : s.job ? `Job ${s.ksName}` : s.gate ? 'gate' : '-';
-    L.push(`| ${s.num} | ${cell(s.id)} | ${cell(s.phaseName)} | ${cell(s.cluster ?? '-')} | ${cell(ex)} | ${cell(s.path ?? '-')} | ${cell(waits)} | ${cell(f)} |`);
+    const f = s.flux
+      ? rc.fluxEnabled
+        ? `Kustomization ${s.ksName}`
+        : 'Kustomization (off)'
+      : s.job
+        ? `Job ${s.ksName}`
+        : s.gate
+          ? 'gate'
+          : '-';
+    L.push(
+      `| ${s.num} | ${cell(s.id)} | ${cell(s.phaseName)} | ${cell(s.cluster ?? '-')} | ${cell(ex)} | ${cell(s.path ?? '-')} | ${cell(waits)} | ${cell(f)} |`,
+    );
   }
   if (rc.jobMode && gates.length > 0) {
     L.push('', '## Gates run as Jobs', '');
@@ -62,7 +78,10 @@ export function renderReport(a: PlanAnalysis, rc: ReportContext): string {
   const manual = gates.filter((s) => !s.job);
   if (manual.length > 0) {
     L.push('', rc.jobMode ? '## Gates to run by hand' : '## Gates', '');
-    L.push('Flux cannot perform these steps; run each one at its place in the order. The Kustomization after a gate names it in its `baremetal-krm.dev/after-gates` annotation.', '');
+    L.push(
+      'Flux cannot perform these steps; run each one at its place in the order. The Kustomization after a gate names it in its `baremetal-krm.dev/after-gates` annotation.',
+      '',
+    );
     for (const g of manual) L.push(`- step ${g.num} ${g.id}: ${g.gate}${g.notJob ? ` (not a Job: ${g.notJob})` : ''}`);
   }
   // cluster groups: parents before children, then steps without a cluster
@@ -89,7 +108,9 @@ export function renderReport(a: PlanAnalysis, rc: ReportContext): string {
       const down = descendants(steps, move.num - 1);
       const before = mine.filter((s) => s !== move && !down.has(s.num - 1)).map((s) => s.num);
       const after = mine.filter((s) => down.has(s.num - 1)).map((s) => s.num);
-      L.push(`- managed from ${parent ?? 'its parent'} until step ${move.num} (${move.id}): steps ${before.length ? ranges(before) : 'none'}`);
+      L.push(
+        `- managed from ${parent ?? 'its parent'} until step ${move.num} (${move.id}): steps ${before.length ? ranges(before) : 'none'}`,
+      );
       L.push(`- move barrier: step ${move.num} ${move.id}`);
       L.push(`- self-managed after the move: steps ${after.length ? ranges(after) : 'none'}`);
     } else L.push(`- steps ${ranges(mine.map((s) => s.num))}`);

@@ -102,7 +102,8 @@ config:
 ${gate ? '' : `  documentEntryPoint: ${ep}\n`}`);
     if (!gate) {
       files[`${prefix}/${ep}/kustomization.yaml`] = 'resources:\n  - configmap.yaml\n';
-      files[`${prefix}/${ep}/configmap.yaml`] = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: step-${id}\n  namespace: default\ndata:\n  ready: "yes"\n`;
+      files[`${prefix}/${ep}/configmap.yaml`] =
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: step-${id}\n  namespace: default\ndata:\n  ready: "yes"\n`;
     }
     steps.push(name);
   }

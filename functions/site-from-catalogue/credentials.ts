@@ -29,7 +29,8 @@ export function warnPlaintextSecrets<S>(ctx: Context<S>): void {
       const m = d[field];
       if (!isMap(m)) continue;
       for (const [k, v] of Object.entries(m))
-        if (CREDENTIAL_KEYS.test(k) && v !== null && v !== undefined && String(v) !== '' && !ENCRYPTED.test(String(v))) plain.push(`${field}.${k}`);
+        if (CREDENTIAL_KEYS.test(k) && v !== null && v !== undefined && String(v) !== '' && !ENCRYPTED.test(String(v)))
+          plain.push(`${field}.${k}`);
     }
     if (!plain.length) continue;
     const marked = s.annotations[SOPS_ANNOTATION] !== undefined;

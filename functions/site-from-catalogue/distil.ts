@@ -41,7 +41,10 @@ export function distil<S>(ctx: Context<S>, spec: Spec): void {
     entry.bmcAddress = bmc.address;
     entry.disableCertificateVerification = bmc.disableCertificateVerification === true;
     const ndRef = isMap(s.networkData) ? s.networkData : undefined;
-    const secret = ndRef ? secrets.get(`${String(ndRef.namespace ?? b.namespace ?? '')}/${String(ndRef.name)}`) ?? secrets.get(`${b.namespace ?? ''}/${String(ndRef.name)}`) : undefined;
+    const secret = ndRef
+      ? (secrets.get(`${String(ndRef.namespace ?? b.namespace ?? '')}/${String(ndRef.name)}`) ??
+        secrets.get(`${b.namespace ?? ''}/${String(ndRef.name)}`))
+      : undefined;
     const nd = secret ? parseNetworkData(secret) : undefined;
     if (!nd) {
       ctx.results.error(
@@ -70,7 +73,8 @@ export function distil<S>(ctx: Context<S>, spec: Spec): void {
         { object: secret, field: 'stringData.networkData', rule: 'distil/network-differs' },
       );
     for (const l of links) if (isMap(l) && l.ethernet_mac_address) macs[String(l.id)] = String(l.ethernet_mac_address);
-    for (const n of networks) if (isMap(n) && n.ip_address !== undefined && n.ip_address !== null && n.ip_address !== '') ips[String(n.id)] = String(n.ip_address);
+    for (const n of networks)
+      if (isMap(n) && n.ip_address !== undefined && n.ip_address !== null && n.ip_address !== '') ips[String(n.id)] = String(n.ip_address);
     entry.ipAddresses = ips;
     if (Object.keys(macs).length) entry.macAddresses = macs;
     let profile: string | undefined;
@@ -91,11 +95,14 @@ export function distil<S>(ctx: Context<S>, spec: Spec): void {
     const cred = String(bmc.credentialsName ?? '');
     const expected = (spec.credentials?.secretName ?? '{host}-bmc-secret').replace(/\{host\}/g, b.name);
     if (cred !== expected)
-      ctx.results.warning(`${b.name}: bmc.credentialsName is ${cred}, not ${expected}: generating will reference ${expected} (set spec.credentials.secretName)`, {
-        object: b,
-        field: 'spec.bmc.credentialsName',
-        rule: 'distil/credentials-name',
-      });
+      ctx.results.warning(
+        `${b.name}: bmc.credentialsName is ${cred}, not ${expected}: generating will reference ${expected} (set spec.credentials.secretName)`,
+        {
+          object: b,
+          field: 'spec.bmc.credentialsName',
+          rule: 'distil/credentials-name',
+        },
+      );
     if (hosts[b.name] !== undefined) {
       ctx.results.error(`${b.name}: two BareMetalHosts with this name (namespaces differ?); a catalogue keys hosts by name`, {
         object: b,

@@ -4,8 +4,10 @@
  */
 import { yamlLib } from '../../src/krm/lazy.js';
 
-const yamlParse = (src: string, options?: import('yaml').ParseOptions & import('yaml').DocumentOptions & import('yaml').SchemaOptions): unknown =>
-  yamlLib().parse(src, options);
+const yamlParse = (
+  src: string,
+  options?: import('yaml').ParseOptions & import('yaml').DocumentOptions & import('yaml').SchemaOptions,
+): unknown => yamlLib().parse(src, options);
 import type { Context, KubeObject } from '../../src/krm/index.js';
 import { INVENTORY_KIND, type HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
 import { indent, sortedKeys, toYaml } from './goyaml.js';
@@ -74,11 +76,14 @@ function inventoryHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): void {
     for (const [link, nicId] of Object.entries(spec.inventory?.linkNics ?? {})) {
       const nic = nics.find((n) => n.id === nicId);
       if (!nic) {
-        ctx.results.error(`spec.inventory.linkNics.${link}: host ${o.name} has no NIC "${nicId}" (it has ${nics.map((n) => n.id).join(', ') || 'none'})`, {
-          object: o,
-          field: 'spec.nics',
-          rule: 'inventory/unknown-nic',
-        });
+        ctx.results.error(
+          `spec.inventory.linkNics.${link}: host ${o.name} has no NIC "${nicId}" (it has ${nics.map((n) => n.id).join(', ') || 'none'})`,
+          {
+            object: o,
+            field: 'spec.nics',
+            rule: 'inventory/unknown-nic',
+          },
+        );
         continue;
       }
       linkMacs[link] = nic.mac;
@@ -190,10 +195,13 @@ function buildPools<S>(ctx: Context<S>, spec: Spec, net: Networking): Map<string
   for (const [id, cfg] of Object.entries(spec.ipam ?? {})) {
     const n = net.networks.find((x) => String(x.id) === id);
     if (!n) {
-      ctx.results.error(`spec.ipam.${id}: no network "${id}" in commonHostNetworking.networks (${net.networks.map((x) => String(x.id)).join(', ')})`, {
-        field: `spec.ipam.${id}`,
-        rule: 'ipam/unknown-network',
-      });
+      ctx.results.error(
+        `spec.ipam.${id}: no network "${id}" in commonHostNetworking.networks (${net.networks.map((x) => String(x.id)).join(', ')})`,
+        {
+          field: `spec.ipam.${id}`,
+          rule: 'ipam/unknown-network',
+        },
+      );
       continue;
     }
     let first: bigint | undefined;
@@ -201,10 +209,13 @@ function buildPools<S>(ctx: Context<S>, spec: Spec, net: Networking): Map<string
     let family: Family | undefined;
     const cidr = cfg.cidr ? parseCidr(cfg.cidr) : undefined;
     if (cfg.cidr && !cidr) {
-      ctx.results.error(`spec.ipam.${id}.cidr: "${cfg.cidr}" is not an IPv4 or IPv6 CIDR with the host bits zero (e.g. 10.23.25.0/24, fd00:23:25::/64)`, {
-        field: `spec.ipam.${id}.cidr`,
-        rule: 'ipam/bad-cidr',
-      });
+      ctx.results.error(
+        `spec.ipam.${id}.cidr: "${cfg.cidr}" is not an IPv4 or IPv6 CIDR with the host bits zero (e.g. 10.23.25.0/24, fd00:23:25::/64)`,
+        {
+          field: `spec.ipam.${id}.cidr`,
+          rule: 'ipam/bad-cidr',
+        },
+      );
       continue;
     }
     // the network's type (ipv4, ipv6, ipv6_dhcp...) says which family its addresses are
@@ -213,10 +224,13 @@ function buildPools<S>(ctx: Context<S>, spec: Spec, net: Networking): Map<string
     if (cidr) {
       family = cidr.family;
       if (netFamily !== undefined && netFamily !== cidr.family) {
-        ctx.results.error(`spec.ipam.${id}.cidr: ${cfg.cidr} is IPv${cidr.family} but network ${id} is type ${netType}; give an IPv${netFamily} CIDR`, {
-          field: `spec.ipam.${id}.cidr`,
-          rule: 'ipam/bad-cidr',
-        });
+        ctx.results.error(
+          `spec.ipam.${id}.cidr: ${cfg.cidr} is IPv${cidr.family} but network ${id} is type ${netType}; give an IPv${netFamily} CIDR`,
+          {
+            field: `spec.ipam.${id}.cidr`,
+            rule: 'ipam/bad-cidr',
+          },
+        );
         continue;
       }
       const mask = str(n.netmask);
@@ -231,7 +245,10 @@ function buildPools<S>(ctx: Context<S>, spec: Spec, net: Networking): Map<string
       last = cidr.family === 4 && cidr.size > 2n ? cidr.base + cidr.size - 2n : cidr.base + cidr.size - 1n;
     }
     let bad = false;
-    for (const [k, v] of [['start', cfg.start], ['end', cfg.end]] as const) {
+    for (const [k, v] of [
+      ['start', cfg.start],
+      ['end', cfg.end],
+    ] as const) {
       if (v === undefined) continue;
       const x = parseIp(v);
       const fam = family ?? netFamily ?? x?.family;
@@ -265,10 +282,13 @@ function buildPools<S>(ctx: Context<S>, spec: Spec, net: Networking): Map<string
     for (const [i, res] of (cfg.reserved ?? []).entries()) {
       const r = parseRange(res);
       if (!r || r.family !== family) {
-        ctx.results.error(`spec.ipam.${id}.reserved[${i}]: "${res}" is not an IPv${family} address or range (10.0.0.5, 10.0.0.200-10.0.0.250, fd00::5-fd00::9)`, {
-          field: `spec.ipam.${id}.reserved[${i}]`,
-          rule: 'ipam/bad-range',
-        });
+        ctx.results.error(
+          `spec.ipam.${id}.reserved[${i}]: "${res}" is not an IPv${family} address or range (10.0.0.5, 10.0.0.200-10.0.0.250, fd00::5-fd00::9)`,
+          {
+            field: `spec.ipam.${id}.reserved[${i}]`,
+            rule: 'ipam/bad-range',
+          },
+        );
         continue;
       }
       pool.reserve(r.from, r.to, true);
@@ -325,7 +345,7 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
   const net = inputs.networking;
   if (!net) {
     ctx.results.error(
-      'no NetworkCatalogue with spec.commonHostNetworking in the input: add the site\'s networking catalogue (airshipctl: type/<type>/shared/catalogues/networking.yaml)',
+      "no NetworkCatalogue with spec.commonHostNetworking in the input: add the site's networking catalogue (airshipctl: type/<type>/shared/catalogues/networking.yaml)",
       { rule: 'catalogue/no-networking' },
     );
     return { hosts: [], ok: false };
@@ -346,7 +366,9 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
   // plaintext credentials in the input: warn, never copy unless told to
   for (const cat of inputs.catalogues) {
     const m3 = (cat.data.hosts as Json).m3 as Json;
-    const withPw = Object.entries(m3).filter(([, e]) => isMap(e) && e.bmcPassword !== undefined && e.bmcPassword !== '').map(([n]) => n);
+    const withPw = Object.entries(m3)
+      .filter(([, e]) => isMap(e) && e.bmcPassword !== undefined && e.bmcPassword !== '')
+      .map(([n]) => n);
     if (withPw.length)
       ctx.results.warning(
         `${withPw.length} host(s) have a plaintext bmcPassword in this catalogue (${withPw.join(', ')}): move BMC credentials to a SOPS-encrypted catalogue or to Secrets; ${emit ? 'they are written to SOPS-marked Secrets (credentials.mode: emit): encrypt before committing' : 'they are not copied to the output (credentials.mode: reference)'}`,
@@ -378,9 +400,16 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
     const mac = str(e.macAddress);
     const sexagesimal = (v: unknown) =>
       typeof v === 'number' ? ` (YAML 1.1 reads an unquoted all-digit MAC as a base-60 number: quote it, "aa:bb:cc:dd:ee:ff")` : '';
-    if (!mac) err('macAddress (the boot/PXE MAC) is missing; airshipctl would write `bootMACAddress: <no value>`', 'macAddress', 'host/missing-field');
-    else if (!MAC_RE.test(mac)) err(`macAddress "${mac}" is not a MAC address (aa:bb:cc:dd:ee:ff)${sexagesimal(e.macAddress)}`, 'macAddress', 'host/bad-mac');
-    if (!str(e.bmcAddress)) err('bmcAddress is missing (e.g. redfish+https://10.0.0.5/redfish/v1/Systems/1)', 'bmcAddress', 'host/missing-field');
+    if (!mac)
+      err(
+        'macAddress (the boot/PXE MAC) is missing; airshipctl would write `bootMACAddress: <no value>`',
+        'macAddress',
+        'host/missing-field',
+      );
+    else if (!MAC_RE.test(mac))
+      err(`macAddress "${mac}" is not a MAC address (aa:bb:cc:dd:ee:ff)${sexagesimal(e.macAddress)}`, 'macAddress', 'host/bad-mac');
+    if (!str(e.bmcAddress))
+      err('bmcAddress is missing (e.g. redfish+https://10.0.0.5/redfish/v1/Systems/1)', 'bmcAddress', 'host/missing-field');
     const bm = str(e.bootMode);
     if (bm === undefined || bm === '')
       err(
@@ -391,7 +420,11 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
     else if (!BOOT_MODES.includes(bm)) err(`bootMode "${bm}" must be one of ${BOOT_MODES.join(', ')}`, 'bootMode', 'host/bad-boot-mode');
     const dcv = e.disableCertificateVerification;
     if (dcv !== undefined && dcv !== null && typeof dcv !== 'boolean')
-      err(`disableCertificateVerification must be true or false, not ${JSON.stringify(dcv)}`, 'disableCertificateVerification', 'host/bad-field');
+      err(
+        `disableCertificateVerification must be true or false, not ${JSON.stringify(dcv)}`,
+        'disableCertificateVerification',
+        'host/bad-field',
+      );
     const profile = str(e.hardwareProfile) || 'default';
     if (!inputs.profiles.has(profile))
       err(
@@ -403,7 +436,11 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
       const p = inputs.profiles.get(profile)!;
       ctx.results.error(
         `host ${h.name}: hardwareProfile "${profile}" is empty (hardwareProfile: {} in VariableCatalogue ${p.source?.name ?? 'hardwareprofile-' + profile}); airshipctl fails with "can't find hardwareProfile ${profile}": give the profile firmware and/or raid, or drop hardwareProfile from host ${h.name} to use the default`,
-        { object: p.source ?? h.source, field: p.source ? 'hardwareProfile' : h.field ? `${h.field}.hardwareProfile` : 'hardwareProfile', rule: 'host/empty-profile' },
+        {
+          object: p.source ?? h.source,
+          field: p.source ? 'hardwareProfile' : h.field ? `${h.field}.hardwareProfile` : 'hardwareProfile',
+          rule: 'host/empty-profile',
+        },
       );
     }
     const macs = isMap(e.macAddresses) ? e.macAddresses : {};
@@ -414,19 +451,28 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
           `macAddresses.${link}`,
           'host/unknown-link',
         );
-      else if (!MAC_RE.test(str(m) ?? '')) err(`macAddresses.${link} "${str(m)}" is not a MAC address${sexagesimal(m)}`, `macAddresses.${link}`, 'host/bad-mac');
+      else if (!MAC_RE.test(str(m) ?? ''))
+        err(`macAddresses.${link} "${str(m)}" is not a MAC address${sexagesimal(m)}`, `macAddresses.${link}`, 'host/bad-mac');
     }
     const ips = isMap(e.ipAddresses) ? e.ipAddresses : {};
     const netIds = new Set(net.networks.map((n) => String(n.id)));
     for (const [id, ip] of Object.entries(ips)) {
       if (!netIds.has(id))
-        err(`ipAddresses has network "${id}" but commonHostNetworking.networks has only ${[...netIds].join(', ')}`, `ipAddresses.${id}`, 'host/unknown-network');
+        err(
+          `ipAddresses has network "${id}" but commonHostNetworking.networks has only ${[...netIds].join(', ')}`,
+          `ipAddresses.${id}`,
+          'host/unknown-network',
+        );
       else if (!isIpAddress(str(ip) ?? '')) err(`ipAddresses.${id} "${str(ip)}" is not an IP address`, `ipAddresses.${id}`, 'host/bad-ip');
       else {
         const type = str(net.networks.find((n) => String(n.id) === id)?.type) ?? '';
         const fam = parseIp(str(ip)!)!.family;
         if ((/^ipv4/.test(type) && fam !== 4) || (/^ipv6/.test(type) && fam !== 6))
-          err(`ipAddresses.${id} "${str(ip)}" is an IPv${fam} address but network ${id} is type ${type}`, `ipAddresses.${id}`, 'host/bad-ip');
+          err(
+            `ipAddresses.${id} "${str(ip)}" is an IPv${fam} address but network ${id} is type ${type}`,
+            `ipAddresses.${id}`,
+            'host/bad-ip',
+          );
       }
     }
     if (emit && !h.credentialsSecret) {
@@ -467,13 +513,23 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
       if (pools.has(id)) continue;
       const k = `${id}|${canonicalIp(ip)}`;
       const other = seenIp.get(k);
-      if (other) ctx.results.error(`host ${h.name}: ipAddresses.${id} ${ip} is also host ${other}'s address`, { object: h.source, field: `${h.field}.ipAddresses.${id}`, rule: 'ipam/duplicate-address' });
+      if (other)
+        ctx.results.error(`host ${h.name}: ipAddresses.${id} ${ip} is also host ${other}'s address`, {
+          object: h.source,
+          field: `${h.field}.ipAddresses.${id}`,
+          rule: 'ipam/duplicate-address',
+        });
       else seenIp.set(k, h.name);
     }
     const mac = str(h.entry.macAddress)?.toLowerCase();
     if (mac) {
       const other = seenMac.get(mac);
-      if (other) ctx.results.error(`host ${h.name}: macAddress ${mac} is also host ${other}'s boot MAC`, { object: h.source, field: `${h.field}.macAddress`, rule: 'host/duplicate-mac' });
+      if (other)
+        ctx.results.error(`host ${h.name}: macAddress ${mac} is also host ${other}'s boot MAC`, {
+          object: h.source,
+          field: `${h.field}.macAddress`,
+          rule: 'host/duplicate-mac',
+        });
       else seenMac.set(mac, h.name);
     }
   }
@@ -529,19 +585,25 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
     const ip = pool.next(h.name);
     if (!ip) {
       if (wanted)
-        ctx.results.error(`network ${id}: no free address left in ${pool.describe()} for host ${h.name}; widen spec.ipam.${id} or free addresses`, {
-          field: `spec.ipam.${id}`,
-          rule: 'ipam/range-full',
-        });
+        ctx.results.error(
+          `network ${id}: no free address left in ${pool.describe()} for host ${h.name}; widen spec.ipam.${id} or free addresses`,
+          {
+            field: `spec.ipam.${id}`,
+            rule: 'ipam/range-full',
+          },
+        );
       continue;
     }
     addr.get(h.name)![id] = ip;
     if (wanted)
-      ctx.results.info(`host ${h.name}: allocated ${ip} on network ${id} (recorded in ${h.name}-network-data; copy it into the catalogue to pin it)`, {
-        object: h.source,
-        field: `${h.field ? h.field + '.' : ''}ipAddresses.${id}`,
-        rule: 'ipam/allocated',
-      });
+      ctx.results.info(
+        `host ${h.name}: allocated ${ip} on network ${id} (recorded in ${h.name}-network-data; copy it into the catalogue to pin it)`,
+        {
+          object: h.source,
+          field: `${h.field ? h.field + '.' : ''}ipAddresses.${id}`,
+          rule: 'ipam/allocated',
+        },
+      );
   }
   const roles = assignRoles(ctx, spec, selected);
   if (!h_ok(ctx, errorsBefore)) return { hosts: [], ok: false };

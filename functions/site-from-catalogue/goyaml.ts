@@ -13,10 +13,45 @@ import { isRecord as isMap } from '../../src/krm/data.js';
 // --- yaml.v2 resolve.go: which plain texts resolve to something other than a string ---------
 
 const RESOLVE_MAP = new Set([
-  'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON',
-  'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF',
-  '', '~', 'null', 'Null', 'NULL',
-  '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF',
+  'y',
+  'Y',
+  'yes',
+  'Yes',
+  'YES',
+  'true',
+  'True',
+  'TRUE',
+  'on',
+  'On',
+  'ON',
+  'n',
+  'N',
+  'no',
+  'No',
+  'NO',
+  'false',
+  'False',
+  'FALSE',
+  'off',
+  'Off',
+  'OFF',
+  '',
+  '~',
+  'null',
+  'Null',
+  'NULL',
+  '.nan',
+  '.NaN',
+  '.NAN',
+  '.inf',
+  '.Inf',
+  '.INF',
+  '+.inf',
+  '+.Inf',
+  '+.INF',
+  '-.inf',
+  '-.Inf',
+  '-.INF',
   '<<',
 ]);
 const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
@@ -37,10 +72,15 @@ function goInt(s: string): boolean {
 
 /** Go time.Parse of the yaml.v2 timestamp formats (2006-1-2, with an optional time). */
 function goTimestamp(s: string): boolean {
-  const m = /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}))|(?: (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?))?$/.exec(s);
+  const m =
+    /^(\d{4})-(\d{1,2})-(\d{1,2})(?:(?:[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}))|(?: (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d+)?))?$/.exec(
+      s,
+    );
   if (!m) return false;
   const [mo, d] = [Number(m[2]), Number(m[3])];
-  const h = Number(m[4] ?? m[7] ?? 0), mi = Number(m[5] ?? m[8] ?? 0), se = Number(m[6] ?? m[9] ?? 0);
+  const h = Number(m[4] ?? m[7] ?? 0),
+    mi = Number(m[5] ?? m[8] ?? 0),
+    se = Number(m[6] ?? m[9] ?? 0);
   const days = new Date(Date.UTC(Number(m[1]), mo, 0)).getUTCDate();
   return mo >= 1 && mo <= 12 && d >= 1 && d <= days && h < 24 && mi < 60 && se < 60;
 }
@@ -67,7 +107,12 @@ export function resolvesToString(s: string): boolean {
 
 const isBreak = (c: number) => c === 0x0a || c === 0x0d || c === 0x85 || c === 0x2028 || c === 0x2029;
 const isPrintable = (c: number) =>
-  c === 0x0a || (c >= 0x20 && c <= 0x7e) || c === 0x85 || (c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff) || (c >= 0x10000 && c <= 0x10ffff);
+  c === 0x0a ||
+  (c >= 0x20 && c <= 0x7e) ||
+  c === 0x85 ||
+  (c >= 0xa0 && c <= 0xd7ff) ||
+  (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff) ||
+  (c >= 0x10000 && c <= 0x10ffff);
 
 interface Analysis {
   multiline: boolean;
@@ -80,8 +125,17 @@ function analyze(s: string): Analysis {
   if (s === '') return { multiline: false, blockPlain: true, singleQuoted: true, block: false };
   const cs = Array.from(s, (ch) => ch.codePointAt(0)!);
   let blockIndicators = s.startsWith('---') || s.startsWith('...');
-  let lineBreaks = false, special = false, leadingSpace = false, leadingBreak = false, trailingSpace = false, trailingBreak = false;
-  let breakSpace = false, spaceBreak = false, previousSpace = false, previousBreak = false, precededByWs = true;
+  let lineBreaks = false,
+    special = false,
+    leadingSpace = false,
+    leadingBreak = false,
+    trailingSpace = false,
+    trailingBreak = false;
+  let breakSpace = false,
+    spaceBreak = false,
+    previousSpace = false,
+    previousBreak = false,
+    precededByWs = true;
   for (let i = 0; i < cs.length; i++) {
     const c = cs[i]!;
     const next = cs[i + 1];
@@ -122,8 +176,20 @@ function analyze(s: string): Analysis {
 }
 
 const ESCAPES: Record<number, string> = {
-  0x00: '0', 0x07: 'a', 0x08: 'b', 0x09: 't', 0x0a: 'n', 0x0b: 'v', 0x0c: 'f', 0x0d: 'r', 0x1b: 'e',
-  0x22: '"', 0x5c: '\\', 0x85: 'N', 0x2028: 'L', 0x2029: 'P',
+  0x00: '0',
+  0x07: 'a',
+  0x08: 'b',
+  0x09: 't',
+  0x0a: 'n',
+  0x0b: 'v',
+  0x0c: 'f',
+  0x0d: 'r',
+  0x1b: 'e',
+  0x22: '"',
+  0x5c: '\\',
+  0x85: 'N',
+  0x2028: 'L',
+  0x2029: 'P',
 };
 
 function doubleQuoted(s: string): string {
@@ -225,7 +291,6 @@ export function goKeyLess(a: string, b: string): boolean {
 export function goKeyOrder(keys: string[]): string[] {
   return [...keys].sort((x, y) => (goKeyLess(x, y) ? -1 : goKeyLess(y, x) ? 1 : 0));
 }
-
 
 function lines(v: unknown): string[] {
   if (Array.isArray(v)) {

@@ -55,12 +55,25 @@ describe('site-from-catalogue with kpt and kubectl kustomize: a new site with it
   it('kpt fn eval writes a new site into an empty folder', () => {
     const r = evalSite(siteDir, join(example, 'site.yaml'));
     expect(r.status, r.err + r.out).toBe(0);
-    for (const f of ['metadata.yaml', 'kustomization.yaml', 'phases/plan.yaml', 'phases/phases.yaml', 'phases/executors.yaml', 'host-inventory/hosts/node06.yaml', 'target/catalogues/host-catalogue.yaml', 'ephemeral/controlplane/hosts/node03.yaml', 'target/controlplane/hosts/node03.yaml', 'target/workers/hosts/node06.yaml'])
+    for (const f of [
+      'metadata.yaml',
+      'kustomization.yaml',
+      'phases/plan.yaml',
+      'phases/phases.yaml',
+      'phases/executors.yaml',
+      'host-inventory/hosts/node06.yaml',
+      'target/catalogues/host-catalogue.yaml',
+      'ephemeral/controlplane/hosts/node03.yaml',
+      'target/controlplane/hosts/node03.yaml',
+      'target/workers/hosts/node06.yaml',
+    ])
       expect(existsSync(join(siteDir, f)), f).toBe(true);
     // no plaintext credentials anywhere in the written site
     expect(sh('grep', ['-rl', 'bmcPassword', siteDir]).out).toBe('');
     // metadata.yaml names only folders that were written
-    const md = parseAllDocuments(readFileSync(join(siteDir, 'metadata.yaml'), 'utf8'))[0]!.toJS() as { spec: { phase: { path: string }; inventory: { path: string } } };
+    const md = parseAllDocuments(readFileSync(join(siteDir, 'metadata.yaml'), 'utf8'))[0]!.toJS() as {
+      spec: { phase: { path: string }; inventory: { path: string } };
+    };
     for (const p of [md.spec.phase.path, md.spec.inventory.path]) expect(existsSync(join(work, p, 'kustomization.yaml')), p).toBe(true);
   });
 
@@ -105,9 +118,9 @@ describe('site-from-catalogue with kpt and kubectl kustomize: a new site with it
   });
 });
 
-describe('site-from-catalogue with kpt and kubectl kustomize: a new site that uses the type\'s phase plan', () => {
+describe("site-from-catalogue with kpt and kubectl kustomize: a new site that uses the type's phase plan", () => {
   const siteDir = join(work, 'manifests/site/plan-site');
-  it('kpt fn eval writes the site; phases/ references the type\'s plan', () => {
+  it("kpt fn eval writes the site; phases/ references the type's plan", () => {
     const config = join(work, 'plan-site.yaml');
     writeFileSync(
       config,
@@ -120,5 +133,5 @@ describe('site-from-catalogue with kpt and kubectl kustomize: a new site that us
     expect(existsSync(join(siteDir, 'phases/phases.yaml'))).toBe(false);
     expect(readFileSync(join(siteDir, 'phases/kustomization.yaml'), 'utf8')).toContain('- ../../../type/mini/phases\n');
   });
-  it('every Phase of the type\'s plan points at a folder of the site that builds', () => checkPlan(siteDir, 6));
+  it("every Phase of the type's plan points at a folder of the site that builds", () => checkPlan(siteDir, 6));
 });

@@ -21,20 +21,37 @@ type Doc = Record<string, unknown>;
 const LOCATION = /^(internal\.)?config\.kubernetes\.io\/(path|index)$/;
 
 function docs(stream: string): Doc[] {
-  return parseAllDocuments(stream, { version: '1.1' }).map((d) => d.toJS() as Doc).filter((d) => d && typeof d === 'object');
+  return parseAllDocuments(stream, { version: '1.1' })
+    .map((d) => d.toJS() as Doc)
+    .filter((d) => d && typeof d === 'object');
 }
 function fixture(rel: string): string {
   return readFileSync(join(airship, rel), 'utf8');
 }
-async function run(input: string[], spec?: string): Promise<{ items: string; docs: Doc[]; results: { severity: string; message: string; tags?: Record<string, string> }[]; exitCode: number }> {
-  const config = spec === undefined ? undefined : `apiVersion: baremetal-krm.dev/v1alpha1\nkind: SiteFromCatalogue\nmetadata:\n  name: t\nspec:\n${spec.replace(/^/gm, '  ')}\n`;
+async function run(
+  input: string[],
+  spec?: string,
+): Promise<{
+  items: string;
+  docs: Doc[];
+  results: { severity: string; message: string; tags?: Record<string, string> }[];
+  exitCode: number;
+}> {
+  const config =
+    spec === undefined
+      ? undefined
+      : `apiVersion: baremetal-krm.dev/v1alpha1\nkind: SiteFromCatalogue\nmetadata:\n  name: t\nspec:\n${spec.replace(/^/gm, '  ')}\n`;
   const r = await runFunction(definition, resourceList(input, config));
   const items = itemsStream(r.output);
   return { items, docs: docs(items), results: r.results, exitCode: r.exitCode };
 }
 function withoutLocation(d: Doc): Doc {
   const md = { ...(d.metadata as Doc) };
-  const ann = Object.fromEntries(Object.entries((md.annotations as Record<string, string>) ?? {}).filter(([k]) => !LOCATION.test(k) && k !== 'baremetal-krm.dev/generated-by'));
+  const ann = Object.fromEntries(
+    Object.entries((md.annotations as Record<string, string>) ?? {}).filter(
+      ([k]) => !LOCATION.test(k) && k !== 'baremetal-krm.dev/generated-by',
+    ),
+  );
   md.annotations = ann;
   return { ...d, metadata: md };
 }
@@ -50,7 +67,16 @@ describe('output BareMetalHosts validate against the metal3 CRD', () => {
   const crd = parse(readFileSync(join(fixtures, 'schemas/metal3/metal3.io_baremetalhosts.yaml'), 'utf8'));
   const version = crd.spec.versions.find((v: { name: string }) => v.name === 'v1alpha1');
   const validate = new Ajv({ strict: false, allErrors: true }).compile(version.schema.openAPIV3Schema);
-  const cases = ['test-site-all-hosts', 'test-site-several-lists', 'roles-and-emitted-credentials', 'inventory-hosts', 'allocate-addresses', 'allocate-ipv6', 'new-site', 'new-site-type-plan'];
+  const cases = [
+    'test-site-all-hosts',
+    'test-site-several-lists',
+    'roles-and-emitted-credentials',
+    'inventory-hosts',
+    'allocate-addresses',
+    'allocate-ipv6',
+    'new-site',
+    'new-site-type-plan',
+  ];
   for (const c of cases) {
     it(c, () => {
       const bmhs = docs(readFileSync(join(testdata, c, 'expected.yaml'), 'utf8')).filter((d) => d.kind === 'BareMetalHost');
@@ -90,9 +116,9 @@ describe('round trip', () => {
   });
 
   it('generate(distil(s)) equals s (test-site, roles and an allocated address)', async () => {
-    const cat = testSiteCatalogues.slice(0, 3).concat(
-      fixture('site/test-site/target/catalogues/shareable/hosts.yaml').replace('        pxe-ipv4: 10.23.24.106\n', ''),
-    );
+    const cat = testSiteCatalogues
+      .slice(0, 3)
+      .concat(fixture('site/test-site/target/catalogues/shareable/hosts.yaml').replace('        pxe-ipv4: 10.23.24.106\n', ''));
     const spec = 'roles:\n  controlPlane: {count: 2}\n  workers: {}\nipam:\n  pxe-ipv4: {cidr: 10.23.24.0/24}';
     const s = await run(cat, spec);
     expect(s.exitCode).toBe(0);
@@ -120,7 +146,7 @@ describe('IP allocation is stable', () => {
     const out = new Map<string, string>();
     for (const d of splitStream(items)) {
       const m = /config\.kubernetes\.io\/path: (hosts\/\S+)/.exec(d);
-      if (m) out.set(m[1]! + '#' + /^  name: (\S+)/m.exec(d)![1], d);
+      if (m) out.set(m[1]! + '#' + /^ {2}name: (\S+)/m.exec(d)![1], d);
     }
     return out;
   };
@@ -133,8 +159,13 @@ describe('IP allocation is stable', () => {
     expect(a.get('hosts/node03.yaml#node03-network-data')).toContain('ip_address: 10.23.24.11\n');
 
     // add node00, which sorts first and has no address: the others keep theirs
-    const grown = splitStream(first.items).map((d) => (d.includes('name: host-catalogue') ? catalogue([host(0), host(1), host(2, true), host(3)]) : d));
-    const second = await run([...grown.filter((d) => !d.includes('name: host-catalogue')), catalogue([host(0), host(1), host(2, true), host(3)])], spec);
+    const grown = splitStream(first.items).map((d) =>
+      d.includes('name: host-catalogue') ? catalogue([host(0), host(1), host(2, true), host(3)]) : d,
+    );
+    const second = await run(
+      [...grown.filter((d) => !d.includes('name: host-catalogue')), catalogue([host(0), host(1), host(2, true), host(3)])],
+      spec,
+    );
     expect(second.exitCode).toBe(0);
     const b = byFile(second.items);
     for (const [k, v] of a) expect(b.get(k), k).toBe(v);
@@ -143,7 +174,10 @@ describe('IP allocation is stable', () => {
     expect(b.get('hosts/node00.yaml#node00-network-data')).toContain('ip_address: 10.23.24.13\n');
 
     // remove node01 (holder of .10): only its items go, nobody is renumbered
-    const third = await run([...splitStream(second.items).filter((d) => !d.includes('name: host-catalogue')), catalogue([host(0), host(2, true), host(3)])], spec);
+    const third = await run(
+      [...splitStream(second.items).filter((d) => !d.includes('name: host-catalogue')), catalogue([host(0), host(2, true), host(3)])],
+      spec,
+    );
     expect(third.exitCode).toBe(0);
     const c = byFile(third.items);
     for (const [k, v] of c) expect(v, k).toBe(b.get(k));
@@ -153,7 +187,11 @@ describe('IP allocation is stable', () => {
   it('never hands out the gateway, ironic or reserved addresses, nor duplicates', async () => {
     const base = fixture('function/airshipctl-base-catalogues/networking.yaml'); // ironic dhcpRange 10.23.25.200-250, provisioningIp .102
     const hosts = (n: number) =>
-      Array.from({ length: n }, (_, i) => `    h${i}:\n      bootMode: UEFI\n      macAddress: 52:54:00:aa:01:0${i}\n      bmcAddress: ipmi://10.0.1.${i}\n      ipAddresses:\n        pxe-ipv4: 10.23.24.${i + 1}\n`);
+      Array.from(
+        { length: n },
+        (_, i) =>
+          `    h${i}:\n      bootMode: UEFI\n      macAddress: 52:54:00:aa:01:0${i}\n      bmcAddress: ipmi://10.0.1.${i}\n      ipAddresses:\n        pxe-ipv4: 10.23.24.${i + 1}\n`,
+      );
     const spec = 'ipam:\n  oam-ipv4: {cidr: 10.23.25.0/24, start: 10.23.25.100, end: 10.23.25.104, reserved: [10.23.25.103]}';
     const r = await run([base, catalogue(hosts(3))], spec);
     expect(r.results.filter((x) => x.severity === 'error')).toEqual([]);
@@ -170,15 +208,12 @@ describe('IP allocation is stable', () => {
 describe('IPv6 addresses', () => {
   it('formatIp writes RFC 5952 text, as the WHATWG URL parser does, and parseIp reads it back', () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 0xffff })), { minLength: 8, maxLength: 8 }),
-        (groups) => {
-          const n = groups.reduce((a, g) => (a << 16n) + BigInt(g), 0n);
-          const text = formatIp(n, 6);
-          expect(text).toBe(new URL(`http://[${groups.map((g) => g.toString(16)).join(':')}]/`).hostname.slice(1, -1));
-          expect(parseIp(text)).toEqual({ family: 6, n });
-        },
-      ),
+      fc.property(fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 0xffff })), { minLength: 8, maxLength: 8 }), (groups) => {
+        const n = groups.reduce((a, g) => (a << 16n) + BigInt(g), 0n);
+        const text = formatIp(n, 6);
+        expect(text).toBe(new URL(`http://[${groups.map((g) => g.toString(16)).join(':')}]/`).hostname.slice(1, -1));
+        expect(parseIp(text)).toEqual({ family: 6, n });
+      }),
     );
     expect(parseIp('::ffff:10.0.0.1')).toEqual({ family: 6, n: 0xffff0a000001n });
     expect(canonicalIp('FD00:23:25:0:0:0:0:10')).toBe('fd00:23:25::10');
@@ -194,7 +229,10 @@ describe('IPv6 addresses', () => {
     ]);
     const reserved = await run(splitStream(input), 'ipam:\n  oam-ipv6: {cidr: "fd00:23:25::/64", reserved: [10.23.25.5]}');
     expect(reserved.results.filter((r) => r.severity === 'error').map((r) => r.tags?.rule)).toEqual(['ipam/bad-range']);
-    const hostFam = await run(splitStream(input.replace('oam-ipv6: "fd00:23:25:0:0:0:0:10"', 'oam-ipv6: 10.23.25.9')), 'ipam:\n  oam-ipv6: {cidr: "fd00:23:25::/64"}');
+    const hostFam = await run(
+      splitStream(input.replace('oam-ipv6: "fd00:23:25:0:0:0:0:10"', 'oam-ipv6: 10.23.25.9')),
+      'ipam:\n  oam-ipv6: {cidr: "fd00:23:25::/64"}',
+    );
     expect(hostFam.results.filter((r) => r.severity === 'error').map((r) => r.tags?.rule)).toEqual(['host/bad-ip']);
   });
 
@@ -202,9 +240,11 @@ describe('IPv6 addresses', () => {
     const net = splitStream(readFileSync(join(testdata, 'allocate-ipv6/input.yaml'), 'utf8'))[0]!;
     const host = (n: number) =>
       `    node0${n}:\n      bootMode: UEFI\n      macAddress: 52:54:00:aa:00:0${n}\n      bmcAddress: redfish+https://10.23.1.${n}/redfish/v1/Systems/1\n      ipAddresses:\n        oam-ipv4: 10.23.25.10${n}\n`;
-    const catalogue = (ns: number[]) => `apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: host-catalogue\nhosts:\n  m3:\n${ns.map(host).join('')}`;
+    const catalogue = (ns: number[]) =>
+      `apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: host-catalogue\nhosts:\n  m3:\n${ns.map(host).join('')}`;
     const spec = 'ipam:\n  oam-ipv6: {cidr: "fd00:23:25::/64", start: "fd00:23:25::ffff:fffe"}';
-    const v6 = (items: string) => Object.fromEntries([...items.matchAll(/name: (node\d+)-network-data[\s\S]*?ip_address: (fd00\S+)/g)].map((m) => [m[1], m[2]]));
+    const v6 = (items: string) =>
+      Object.fromEntries([...items.matchAll(/name: (node\d+)-network-data[\s\S]*?ip_address: (fd00\S+)/g)].map((m) => [m[1], m[2]]));
     const others = (items: string) => splitStream(items).filter((d) => !d.includes('name: host-catalogue'));
     const a = await run([net, catalogue([2, 3])], spec);
     expect(v6(a.items)).toEqual({ node02: 'fd00:23:25::ffff:fffe', node03: 'fd00:23:25::ffff:ffff' });
@@ -227,7 +267,8 @@ describe('allocation depends on the catalogue only', () => {
   const list = (names: string[]) =>
     `apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: host-generation-catalogue\nhosts:\n  m3:\n${names.map((n) => `  - ${n}\n`).join('')}`;
   const ipam = 'ipam:\n  oam-ipv4: {cidr: 10.23.25.0/24}';
-  const ips = (items: string) => Object.fromEntries([...items.matchAll(/name: (\S+)-network-data[\s\S]*?ip_address: (\S+)/g)].map((m) => [m[1], m[2]]));
+  const ips = (items: string) =>
+    Object.fromEntries([...items.matchAll(/name: (\S+)-network-data[\s\S]*?ip_address: (\S+)/g)].map((m) => [m[1], m[2]]));
 
   it('lists [a] and [b] in separate runs (two phases) give different addresses, the same as one run of both', async () => {
     const a = await run([oamNet, hostsAB, list(['a'])], ipam);
@@ -244,7 +285,10 @@ describe('allocation depends on the catalogue only', () => {
   });
 
   it('a new site: a host has the same address in host-inventory/ and in its phase folder', async () => {
-    const hosts = hostsAB.replace('hosts:\n  m3:\n', 'hosts:\n  m3:\n    c:\n      bootMode: UEFI\n      macAddress: 52:54:00:00:00:13\n      bmcAddress: redfish+http://10.0.0.1/redfish/v1/Systems/c\n');
+    const hosts = hostsAB.replace(
+      'hosts:\n  m3:\n',
+      'hosts:\n  m3:\n    c:\n      bootMode: UEFI\n      macAddress: 52:54:00:00:00:13\n      bmcAddress: redfish+http://10.0.0.1/redfish/v1/Systems/c\n',
+    );
     const spec = `${ipam}\nsite:\n  name: s\n  type: ../type/t\n  phases:\n  - {path: target/controlplane, hosts: controlPlane}\n  - {path: target/workers, hosts: [c]}`;
     const r = await run([oamNet, hosts], spec);
     expect(r.exitCode).toBe(0);
@@ -268,12 +312,16 @@ describe('addresses a host already holds are kept', () => {
   const base = fixture('function/airshipctl-base-catalogues/networking.yaml'); // controlPlaneEndpoint and provisioningIp 10.23.25.102, dhcpRange .200-.250
   const cat = (names: string[]) =>
     `apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: host-catalogue\nhosts:\n  m3:\n${names
-      .map((n, i) => `    ${n}:\n      bootMode: UEFI\n      macAddress: 52:54:00:00:01:0${i}\n      bmcAddress: ipmi://10.0.1.${i}\n      ipAddresses:\n        pxe-ipv4: 10.23.24.${i + 10}\n`)
+      .map(
+        (n, i) =>
+          `    ${n}:\n      bootMode: UEFI\n      macAddress: 52:54:00:00:01:0${i}\n      bmcAddress: ipmi://10.0.1.${i}\n      ipAddresses:\n        pxe-ipv4: 10.23.24.${i + 10}\n`,
+      )
       .join('')}`;
   const recorded = (host: string, oam: string) =>
     `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${host}-network-data\n  namespace: target-infra\nstringData:\n  networkData: |\n    networks:\n    - id: oam-ipv4\n      ip_address: ${oam}\ntype: Opaque\n`;
   const spec = 'ipam:\n  oam-ipv4: {cidr: 10.23.25.0/24, start: 10.23.25.100, end: 10.23.25.110}';
-  const oam = (items: string) => Object.fromEntries([...items.matchAll(/name: (\S+)-network-data[\s\S]*?oam-ipv4[\s\S]*?ip_address: (\S+)/g)].map((m) => [m[1], m[2]]));
+  const oam = (items: string) =>
+    Object.fromEntries([...items.matchAll(/name: (\S+)-network-data[\s\S]*?oam-ipv4[\s\S]*?ip_address: (\S+)/g)].map((m) => [m[1], m[2]]));
 
   it('a recorded address equal to the control-plane endpoint / ironic provisioningIp stays (airshipctl sets them to a host address)', async () => {
     const r = await run([base, cat(['node01', 'node02']), recorded('node01', '10.23.25.102')], spec);
@@ -302,12 +350,37 @@ describe('addresses a host already holds are kept', () => {
 describe('goyaml writes what Go yaml.v2 (sprig toYaml) writes', () => {
   it('scalar styles: double quotes for texts that resolve to another type, single quotes where plain is not allowed', () => {
     const cases: [string, string][] = [
-      ['::', "'::'"], ['fd00:23:25::', "'fd00:23:25::'"], ['fd00::1', 'fd00::1'], ['::/0', '::/0'],
-      ['<<', '"<<"'], ['0o17', '"0o17"'], ['0x1F', '"0x1F"'], ['09', '"09"'], ['1_000', '"1_000"'], ['1e3', '"1e3"'], ['.5', '".5"'],
-      ['1:20', '"1:20"'], ['52:54:00:12:34:56', '"52:54:00:12:34:56"'], ['52:54:00:ab:cd:ef', '52:54:00:ab:cd:ef'], ['2001-12-14', '"2001-12-14"'],
-      ['yes', '"yes"'], ['n', '"n"'], ['~', '"~"'], ['', '""'], ['NaN', 'NaN'],
-      ['- a', "'- a'"], ['a: b', "'a: b'"], ['a #b', "'a #b'"], ['#x', "'#x'"], ['*.example.com', "'*.example.com'"], [' x', "' x'"], ["it's", "it's"],
-      ['-x', '-x'], ['?x', '?x'], ['a\tb', '"a\\tb"'], ['été', 'été'],
+      ['::', "'::'"],
+      ['fd00:23:25::', "'fd00:23:25::'"],
+      ['fd00::1', 'fd00::1'],
+      ['::/0', '::/0'],
+      ['<<', '"<<"'],
+      ['0o17', '"0o17"'],
+      ['0x1F', '"0x1F"'],
+      ['09', '"09"'],
+      ['1_000', '"1_000"'],
+      ['1e3', '"1e3"'],
+      ['.5', '".5"'],
+      ['1:20', '"1:20"'],
+      ['52:54:00:12:34:56', '"52:54:00:12:34:56"'],
+      ['52:54:00:ab:cd:ef', '52:54:00:ab:cd:ef'],
+      ['2001-12-14', '"2001-12-14"'],
+      ['yes', '"yes"'],
+      ['n', '"n"'],
+      ['~', '"~"'],
+      ['', '""'],
+      ['NaN', 'NaN'],
+      ['- a', "'- a'"],
+      ['a: b', "'a: b'"],
+      ['a #b', "'a #b'"],
+      ['#x', "'#x'"],
+      ['*.example.com', "'*.example.com'"],
+      [' x', "' x'"],
+      ["it's", "it's"],
+      ['-x', '-x'],
+      ['?x', '?x'],
+      ['a\tb', '"a\\tb"'],
+      ['été', 'été'],
     ];
     for (const [s, want] of cases) expect(goScalar(s), JSON.stringify(s)).toBe(want);
   });
@@ -315,7 +388,17 @@ describe('goyaml writes what Go yaml.v2 (sprig toYaml) writes', () => {
     expect(toYaml({ k: 'line1\nline2', l: ['a\n\nb\n', 'x'], m: { n: ' lead\nx' } })).toBe(
       'k: |-\n  line1\n  line2\nl:\n- |\n  a\n\n  b\n- x\nm:\n  "n": |2-\n     lead\n    x',
     );
-    expect(goKeyOrder(['b10', 'b9', 'aB', 'a_b', 'a-b', 'Z', '_x', '10', '2'])).toEqual(['_x', '2', '10', 'Z', 'a-b', 'a_b', 'aB', 'b9', 'b10']);
+    expect(goKeyOrder(['b10', 'b9', 'aB', 'a_b', 'a-b', 'Z', '_x', '10', '2'])).toEqual([
+      '_x',
+      '2',
+      '10',
+      'Z',
+      'a-b',
+      'a_b',
+      'aB',
+      'b9',
+      'b10',
+    ]);
     expect(toYaml({ f: 0.00001, g: 1234567.5, h: 2.5, i: 7 })).toBe('f: 1e-05\ng: 1.2345675e+06\nh: 2.5\ni: 7');
   });
 });

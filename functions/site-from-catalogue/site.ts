@@ -35,10 +35,13 @@ export function generateSite<S>(ctx: Context<S>, spec: Spec): void {
   for (const [i, p] of phases.entries()) {
     const n = posix.normalize(p.path).replace(/\/+$/, '');
     if (p.path.startsWith('/') || n.startsWith('..') || n === '.' || /^(phases|host-inventory|target\/catalogues)(\/|$)/.test(n))
-      ctx.results.error(`spec.site.phases[${i}].path "${p.path}" must be a folder inside the site (and not phases/, host-inventory/ or target/catalogues/)`, {
-        field: `spec.site.phases[${i}].path`,
-        rule: 'site/bad-phase-path',
-      });
+      ctx.results.error(
+        `spec.site.phases[${i}].path "${p.path}" must be a folder inside the site (and not phases/, host-inventory/ or target/catalogues/)`,
+        {
+          field: `spec.site.phases[${i}].path`,
+          rule: 'site/bad-phase-path',
+        },
+      );
   }
   // catalogues from the functionConfig; credentials are stripped before they are written
   const catalogueObjects: KubeObject[] = [];
@@ -47,7 +50,10 @@ export function generateSite<S>(ctx: Context<S>, spec: Spec): void {
   for (const [i, c] of (site.catalogues ?? []).entries()) {
     const md = isMap(c.metadata) ? c.metadata : {};
     if (typeof c.kind !== 'string' || typeof c.apiVersion !== 'string' || typeof md.name !== 'string') {
-      ctx.results.error(`spec.site.catalogues[${i}] needs apiVersion, kind and metadata.name`, { field: `spec.site.catalogues[${i}]`, rule: 'site/bad-catalogue' });
+      ctx.results.error(`spec.site.catalogues[${i}] needs apiVersion, kind and metadata.name`, {
+        field: `spec.site.catalogues[${i}]`,
+        rule: 'site/bad-catalogue',
+      });
       continue;
     }
     catalogueObjects.push(KubeObject.fromData(c));
@@ -68,10 +74,13 @@ export function generateSite<S>(ctx: Context<S>, spec: Spec): void {
 
   const hostSpec: Spec = { ...spec, roles: spec.roles ?? { controlPlane: { count: 1 }, workers: {} } };
   if (!spec.roles)
-    ctx.results.info('spec.roles not set: the first host (by name) is the control plane, the others are workers; set spec.roles to choose', {
-      field: 'spec.roles',
-      rule: 'site/decide-roles',
-    });
+    ctx.results.info(
+      'spec.roles not set: the first host (by name) is the control plane, the others are workers; set spec.roles to choose',
+      {
+        field: 'spec.roles',
+        rule: 'site/decide-roles',
+      },
+    );
   const inputs = readInputs(ctx, catalogueObjects);
   const plan = planHosts(ctx, hostSpec, inputs);
   if (!plan.ok) return;
@@ -87,27 +96,37 @@ export function generateSite<S>(ctx: Context<S>, spec: Spec): void {
         const h = known.get(n);
         if (h) hosts.push(h);
         else
-          ctx.results.error(`spec.site.phases[${i}].hosts[${j}]: host "${n}" is not one of the site's hosts (${[...known.keys()].join(', ') || 'none'})`, {
-            field: `spec.site.phases[${i}].hosts[${j}]`,
-            rule: 'site/unknown-host',
-          });
+          ctx.results.error(
+            `spec.site.phases[${i}].hosts[${j}]: host "${n}" is not one of the site's hosts (${[...known.keys()].join(', ') || 'none'})`,
+            {
+              field: `spec.site.phases[${i}].hosts[${j}]`,
+              rule: 'site/unknown-host',
+            },
+          );
       }
     } else if (sel !== 'none') hosts = plan.hosts.filter((h) => h.role === sel);
     if (p.count !== undefined) {
       if (Array.isArray(sel) || sel === 'none')
-        ctx.results.error(`spec.site.phases[${i}].count needs hosts: controlPlane or workers; remove count or set hosts`, { field: `spec.site.phases[${i}].count`, rule: 'site/bad-phase' });
-      else if (hosts.length < p.count)
-        ctx.results.error(`spec.site.phases[${i}] (${p.path}) wants ${p.count} ${sel} host(s) but the site has ${hosts.length}: lower count or raise spec.roles.${sel}`, {
+        ctx.results.error(`spec.site.phases[${i}].count needs hosts: controlPlane or workers; remove count or set hosts`, {
           field: `spec.site.phases[${i}].count`,
           rule: 'site/bad-phase',
         });
+      else if (hosts.length < p.count)
+        ctx.results.error(
+          `spec.site.phases[${i}] (${p.path}) wants ${p.count} ${sel} host(s) but the site has ${hosts.length}: lower count or raise spec.roles.${sel}`,
+          {
+            field: `spec.site.phases[${i}].count`,
+            rule: 'site/bad-phase',
+          },
+        );
       hosts = hosts.slice(0, p.count);
     }
     phaseHosts.push(hosts);
   }
   const dirs = phases.map((p) => posix.normalize(p.path).replace(/\/+$/, ''));
   const dupDir = dirs.find((d, i) => dirs.indexOf(d) !== i);
-  if (dupDir) ctx.results.error(`spec.site.phases: folder ${dupDir} is listed twice`, { field: 'spec.site.phases', rule: 'site/bad-phase-path' });
+  if (dupDir)
+    ctx.results.error(`spec.site.phases: folder ${dupDir} is listed twice`, { field: 'spec.site.phases', rule: 'site/bad-phase-path' });
   if (ctx.results.count('error') !== before) return;
 
   const desired: Desired[] = [];
@@ -199,19 +218,25 @@ export function generateSite<S>(ctx: Context<S>, spec: Spec): void {
   // what the operator still has to decide
   const unplaced = plan.hosts.filter((h) => !placed.has(h.name)).map((h) => h.name);
   if (unplaced.length)
-    ctx.results.info(`host(s) ${unplaced.join(', ')} are in no phase (only in host-inventory/): give a phase \`hosts: controlPlane\`, \`hosts: workers\` or their names, or change spec.roles`, {
-      field: 'spec.site.phases',
-      rule: 'site/decide-unplaced-hosts',
-    });
+    ctx.results.info(
+      `host(s) ${unplaced.join(', ')} are in no phase (only in host-inventory/): give a phase \`hosts: controlPlane\`, \`hosts: workers\` or their names, or change spec.roles`,
+      {
+        field: 'spec.site.phases',
+        rule: 'site/decide-unplaced-hosts',
+      },
+    );
   const nc = inputs.networkCatalogues;
   const endpoint = nc.some((o) => {
     const h = o.get('spec.kubernetes.controlPlaneEndpoint.host');
     return typeof h === 'string' && h !== '';
   });
   if (!endpoint)
-    ctx.results.info('no kubernetes.controlPlaneEndpoint.host in the NetworkCatalogue: choose the API server address (a VIP or the first control plane host)', {
-      rule: 'site/decide-endpoint',
-    });
+    ctx.results.info(
+      'no kubernetes.controlPlaneEndpoint.host in the NetworkCatalogue: choose the API server address (a VIP or the first control plane host)',
+      {
+        rule: 'site/decide-endpoint',
+      },
+    );
 }
 
 const EXECUTOR = 'kubernetes-apply';
@@ -226,7 +251,9 @@ function executor(): Json {
       waitOptions: {
         timeout: 2500,
         pollInterval: 10,
-        conditions: [{ apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', jsonPath: '{.status.provisioning.state}', value: 'provisioned' }],
+        conditions: [
+          { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', jsonPath: '{.status.provisioning.state}', value: 'provisioned' },
+        ],
       },
       pruneOptions: { prune: false },
     },

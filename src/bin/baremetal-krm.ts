@@ -16,7 +16,10 @@ Commands:
 Run \`baremetal-krm <command> --help\` for a command's options.
 `;
 
-const COMMANDS: Record<string, { run: (argv: string[], io: { out: (s: string) => void; err: (s: string) => void }) => Promise<number>; help: string }> = {
+const COMMANDS: Record<
+  string,
+  { run: (argv: string[], io: { out: (s: string) => void; err: (s: string) => void }) => Promise<number>; help: string }
+> = {
   validate: { run: runValidate, help: VALIDATE_HELP },
   report: { run: (argv, io) => reportMain(argv, io), help: REPORT_HELP },
 };

@@ -15,7 +15,9 @@ import { startSimulator } from '../redfish-sim/server.js';
 import { bundledTrees, mockupsDir } from '../redfish-sim/mockups.js';
 
 function usage(): never {
-  process.stderr.write('usage: redfish-sim [--count N] [--tree NAME|DIR]... [--latency MS] [--tls KEY CERT] [--port BASE] [--username U] [--password P] [--page-size N] [--json]\n');
+  process.stderr.write(
+    'usage: redfish-sim [--count N] [--tree NAME|DIR]... [--latency MS] [--tls KEY CERT] [--port BASE] [--username U] [--password P] [--page-size N] [--json]\n',
+  );
   process.exit(2);
 }
 
@@ -59,7 +61,17 @@ async function run(): Promise<void> {
     const used = process.cpuUsage(cpu);
     cpu = process.cpuUsage();
     const cpuMs = Math.round((used.user + used.system) / 1000);
-    process.stdout.write(JSON.stringify({ requests: c.requests, connections: c.connections, peakInFlight: c.peakInFlight, firstAt: c.firstAt, lastAt: c.lastAt, activeMs: Math.round(c.lastAt - c.firstAt), cpuMs }) + '\n');
+    process.stdout.write(
+      JSON.stringify({
+        requests: c.requests,
+        connections: c.connections,
+        peakInFlight: c.peakInFlight,
+        firstAt: c.firstAt,
+        lastAt: c.lastAt,
+        activeMs: Math.round(c.lastAt - c.firstAt),
+        cpuMs,
+      }) + '\n',
+    );
     Object.assign(c, { requests: 0, connections: 0, inFlight: 0, peakInFlight: 0, firstAt: 0, lastAt: 0 });
   });
   const stop = () => void sim.close().then(() => process.exit(0));

@@ -21,9 +21,24 @@ export interface KustomizeFacts {
 
 /** Kinds kustomize's namespace transformer leaves alone (cluster-scoped). */
 export const CLUSTER_SCOPED = new Set([
-  'Namespace', 'ClusterRole', 'ClusterRoleBinding', 'CustomResourceDefinition', 'PersistentVolume', 'StorageClass', 'Node',
-  'PriorityClass', 'ValidatingWebhookConfiguration', 'MutatingWebhookConfiguration', 'APIService', 'IngressClass', 'RuntimeClass',
-  'CSIDriver', 'CSINode', 'VolumeSnapshotClass', 'ClusterIssuer', 'PodSecurityPolicy',
+  'Namespace',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'CustomResourceDefinition',
+  'PersistentVolume',
+  'StorageClass',
+  'Node',
+  'PriorityClass',
+  'ValidatingWebhookConfiguration',
+  'MutatingWebhookConfiguration',
+  'APIService',
+  'IngressClass',
+  'RuntimeClass',
+  'CSIDriver',
+  'CSINode',
+  'VolumeSnapshotClass',
+  'ClusterIssuer',
+  'PodSecurityPolicy',
 ]);
 
 const NAMES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
@@ -56,8 +71,12 @@ export function kustomizeFacts(files: string[]): KustomizeFacts {
     }
     for (const p of Array.isArray(d.patchesStrategicMerge) ? d.patchesStrategicMerge : []) add(p);
     for (const p of Array.isArray(d.patches) ? d.patches : []) if (p && typeof p === 'object') add((p as Record<string, unknown>).path);
-    for (const p of Array.isArray(d.patchesJson6902) ? d.patchesJson6902 : []) if (p && typeof p === 'object') add((p as Record<string, unknown>).path);
-    for (const [field, kind] of [['secretGenerator', 'Secret'], ['configMapGenerator', 'ConfigMap']] as const) {
+    for (const p of Array.isArray(d.patchesJson6902) ? d.patchesJson6902 : [])
+      if (p && typeof p === 'object') add((p as Record<string, unknown>).path);
+    for (const [field, kind] of [
+      ['secretGenerator', 'Secret'],
+      ['configMapGenerator', 'ConfigMap'],
+    ] as const) {
       for (const g of Array.isArray(d[field]) ? (d[field] as unknown[]) : []) {
         const name = g && typeof g === 'object' ? (g as Record<string, unknown>).name : undefined;
         if (typeof name === 'string') generated.add(`${kind}/${name}`);

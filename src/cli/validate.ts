@@ -58,7 +58,7 @@ export interface CliIo {
 }
 
 export async function runValidate(argv: string[], io: CliIo): Promise<number> {
-  let args;
+  let args: ReturnType<typeof parseArgs>;
   try {
     args = parseArgs(argv, ['config']);
   } catch (e) {
@@ -142,12 +142,16 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   }
   const fileOf = new Map(krm.map((f) => [f.object, f]));
   const extraCrds = readExtraCrds((spec as { schemas?: { paths?: string[] } }).schemas?.paths ?? [], results);
-  const a = await analyse(krm.map((f) => f.object), spec, {
-    extraCrds,
-    partial,
-    scopeOf: (o) => dirname(resolve(fileOf.get(o)?.path ?? '')),
-    locate: (o) => (fileOf.get(o) ? `${fileOf.get(o)!.path}:${fileOf.get(o)!.line}` : undefined),
-  });
+  const a = await analyse(
+    krm.map((f) => f.object),
+    spec,
+    {
+      extraCrds,
+      partial,
+      scopeOf: (o) => dirname(resolve(fileOf.get(o)?.path ?? '')),
+      locate: (o) => (fileOf.get(o) ? `${fileOf.get(o)!.path}:${fileOf.get(o)!.line}` : undefined),
+    },
+  );
   const lines: { key: string; text: string; severity: Finding['severity'] }[] = [];
   for (const r of results.list) lines.push({ key: '', text: `${r.severity}: ${r.message} [${r.tags?.rule ?? ''}]`, severity: r.severity });
   for (const f of a.findings) {
@@ -178,6 +182,8 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   for (const l of lines) if (!quiet || l.severity === 'error') io.err(l.text + '\n');
   const count = (s: Finding['severity']): number => lines.filter((l) => l.severity === s).length;
   const errors = count('error');
-  io.err(`${errors} error(s), ${count('warning')} warning(s), ${count('info')} info in ${krm.length} object(s) from ${files.length} file(s)\n`);
+  io.err(
+    `${errors} error(s), ${count('warning')} warning(s), ${count('info')} info in ${krm.length} object(s) from ${files.length} file(s)\n`,
+  );
   return errors > 0 ? 1 : 0;
 }

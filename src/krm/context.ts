@@ -9,7 +9,8 @@ import { Results } from './results.js';
 export const GENERATED_BY = 'baremetal-krm.dev/generated-by';
 
 /** Annotations that say where an item lives, not what it is: ignored when comparing. */
-const LOCATION_ANNOTATION = /^(internal\.config\.kubernetes\.io\/|config\.kubernetes\.io\/(path|index)$|config\.k8s\.io\/id$|kustomize\.config\.k8s\.io\/)/;
+const LOCATION_ANNOTATION =
+  /^(internal\.config\.kubernetes\.io\/|config\.kubernetes\.io\/(path|index)$|config\.k8s\.io\/id$|kustomize\.config\.k8s\.io\/)/;
 
 export interface ReconcileOptions {
   /** the file (`Desired.path`) is part of an item's identity: one object may live in several files */
@@ -123,8 +124,8 @@ export class Context<Spec> {
     const keep = new Set<KubeObject>();
     const out: KubeObject[] = [];
     for (const d of desired) {
-      const md = ((d.data.metadata ??= {}) as Record<string, unknown>);
-      const ann = ((md.annotations ??= {}) as Record<string, string>);
+      const md = (d.data.metadata ??= {}) as Record<string, unknown>;
+      const ann = (md.annotations ??= {}) as Record<string, string>;
       ann[GENERATED_BY] = owner;
       const id = key(dataIdentity(d.data), d.path);
       const existing = byId.get(id)?.find((o) => !keep.has(o));

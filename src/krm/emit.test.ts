@@ -7,7 +7,16 @@ import { PARSE_OPTIONS } from './lazy.js';
 describe('plainYaml', () => {
   it('reads back as the same data under YAML 1.1 and 1.2 (property)', () => {
     const json = fc.letrec((tie) => ({
-      v: fc.oneof({ depthSize: 'small' }, fc.string(), fc.constantFrom('yes', 'on', '0644', '1:20', 'a: b', '#x', ' x', 'x ', '', '- a', 'E0', 'e+5'), fc.integer(), fc.boolean(), fc.constant(null), tie('a'), tie('o')),
+      v: fc.oneof(
+        { depthSize: 'small' },
+        fc.string(),
+        fc.constantFrom('yes', 'on', '0644', '1:20', 'a: b', '#x', ' x', 'x ', '', '- a', 'E0', 'e+5'),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        tie('a'),
+        tie('o'),
+      ),
       a: fc.array(tie('v'), { maxLength: 3 }),
       o: fc.dictionary(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('E0', 'yes', 'on', '1')), tie('v'), { maxKeys: 4 }),
     })).o;
@@ -22,7 +31,16 @@ describe('plainYaml', () => {
   });
 
   it('writes results the way kpt shows them', () => {
-    expect(plainYaml([{ message: 'BMC address is not a URL: "x"', severity: 'error', resourceRef: { kind: 'BareMetalHost', name: 'n1' }, tags: { rule: 'schema', line: '12' } }])).toBe(
+    expect(
+      plainYaml([
+        {
+          message: 'BMC address is not a URL: "x"',
+          severity: 'error',
+          resourceRef: { kind: 'BareMetalHost', name: 'n1' },
+          tags: { rule: 'schema', line: '12' },
+        },
+      ]),
+    ).toBe(
       '- message: "BMC address is not a URL: \\"x\\""\n  severity: error\n  resourceRef:\n    kind: BareMetalHost\n    name: n1\n  tags:\n    rule: schema\n    line: "12"\n',
     );
   });
@@ -30,14 +48,70 @@ describe('plainYaml', () => {
 
 describe('emitLikeYaml', () => {
   const tricky = fc.constantFrom(
-    'yes', 'No', 'on', '0644', '0o17', '1_000', '1:20', '52:54:00:00:01:00', '52:54:00:b6:ed:31', '10.23.25.102', '1.27.3',
-    '2001-12-14', '2001-12-14 21:59:43.10 -5', '.inf', '-.5', '+1', '0x1F', 'e5', 'E+5', '<<', '~', 'null', '', ' ', 'a: b', 'a:b',
-    'x #y', 'x#y', '- x', '-', '?', '? x', '[x]', '{x}', '&a', '*a', '!t', '|', '>', '%x', '@x', '`x', "it's", 'say "hi"',
-    'back\\slash', '---', '...', '--- x', 'end:', 'end ', ' lead', 'tab\tx', 'multi\nline', 'é', 'redfish+http://10.0.0.1:8000/x',
-    'a,b', 'x=y', '(x)',
+    'yes',
+    'No',
+    'on',
+    '0644',
+    '0o17',
+    '1_000',
+    '1:20',
+    '52:54:00:00:01:00',
+    '52:54:00:b6:ed:31',
+    '10.23.25.102',
+    '1.27.3',
+    '2001-12-14',
+    '2001-12-14 21:59:43.10 -5',
+    '.inf',
+    '-.5',
+    '+1',
+    '0x1F',
+    'e5',
+    'E+5',
+    '<<',
+    '~',
+    'null',
+    '',
+    ' ',
+    'a: b',
+    'a:b',
+    'x #y',
+    'x#y',
+    '- x',
+    '-',
+    '?',
+    '? x',
+    '[x]',
+    '{x}',
+    '&a',
+    '*a',
+    '!t',
+    '|',
+    '>',
+    '%x',
+    '@x',
+    '`x',
+    "it's",
+    'say "hi"',
+    'back\\slash',
+    '---',
+    '...',
+    '--- x',
+    'end:',
+    'end ',
+    ' lead',
+    'tab\tx',
+    'multi\nline',
+    'é',
+    'redfish+http://10.0.0.1:8000/x',
+    'a,b',
+    'x=y',
+    '(x)',
   );
   const scalar = fc.oneof(fc.string({ maxLength: 8 }), tricky, fc.integer(), fc.double({ noNaN: true }), fc.boolean(), fc.constant(null));
-  const key = fc.oneof(fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9./-]{0,10}$/), tricky.filter((s) => s !== ''));
+  const key = fc.oneof(
+    fc.stringMatching(/^[a-zA-Z][a-zA-Z0-9./-]{0,10}$/),
+    tricky.filter((s) => s !== ''),
+  );
   const data = fc.letrec((tie) => ({
     v: fc.oneof({ depthSize: 'small', withCrossShrink: true }, scalar, tie('arr'), tie('obj')),
     arr: fc.array(tie('v'), { maxLength: 4 }),
@@ -68,7 +142,12 @@ describe('emitLikeYaml', () => {
     const bmh = {
       apiVersion: 'metal3.io/v1alpha1',
       kind: 'BareMetalHost',
-      metadata: { name: 'node01', namespace: 'metal3', labels: { 'baremetal-krm.dev/vendor': 'dell' }, annotations: { 'config.kubernetes.io/index': '0' } },
+      metadata: {
+        name: 'node01',
+        namespace: 'metal3',
+        labels: { 'baremetal-krm.dev/vendor': 'dell' },
+        annotations: { 'config.kubernetes.io/index': '0' },
+      },
       spec: {
         online: false,
         bmc: { address: 'idrac-virtualmedia://10.0.10.11/redfish/v1/Systems/System.Embedded.1', credentialsName: 'node01-bmc-secret' },

@@ -5,7 +5,8 @@
  */
 
 // YAML 1.1 words for booleans and null, and `e0`/`E+5`, which the yaml package's 1.1 float reads as numbers
-const AMBIGUOUS = /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|[eE][-+]?[0-9].*)$/;
+const AMBIGUOUS =
+  /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|[eE][-+]?[0-9].*)$/;
 
 function safePlain(s: string): boolean {
   return /^[A-Za-z_/][A-Za-z0-9_ ./()-]*$/.test(s) && !s.endsWith(' ') && !AMBIGUOUS.test(s);

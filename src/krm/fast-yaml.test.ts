@@ -9,11 +9,57 @@ const yaml11 = (t: string): unknown => parse(t, PARSE_OPTIONS);
 
 /** Strings that YAML readers disagree on or that need quoting. */
 const trickyString = fc.constantFrom(
-  'yes', 'no', 'on', 'off', 'y', 'N', 'true', 'False', 'null', '~', '', ' ', '0644', '0o17', '1_000', '1:20', '12e3',
-  '.inf', '-.5', '+1', '0x1F', '2001-12-14', 'a: b', 'a:b', '#x', 'x #y', '- x', '? x', '[x]', '{x}', '&a', '*a', '!t',
-  '|', '>', '%x', '@x', '`x', "it's", 'say "hi"', 'tab\there', 'multi\nline', 'trail\n', 'é ü 漢字', 'a\\b', 'long '.repeat(30),
+  'yes',
+  'no',
+  'on',
+  'off',
+  'y',
+  'N',
+  'true',
+  'False',
+  'null',
+  '~',
+  '',
+  ' ',
+  '0644',
+  '0o17',
+  '1_000',
+  '1:20',
+  '12e3',
+  '.inf',
+  '-.5',
+  '+1',
+  '0x1F',
+  '2001-12-14',
+  'a: b',
+  'a:b',
+  '#x',
+  'x #y',
+  '- x',
+  '? x',
+  '[x]',
+  '{x}',
+  '&a',
+  '*a',
+  '!t',
+  '|',
+  '>',
+  '%x',
+  '@x',
+  '`x',
+  "it's",
+  'say "hi"',
+  'tab\there',
+  'multi\nline',
+  'trail\n',
+  'é ü 漢字',
+  'a\\b',
+  'long '.repeat(30),
 );
-const key = fc.oneof(fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_./-]{0,12}$/), trickyString.filter((s) => s !== ''));
+const key = fc.oneof(
+  fc.stringMatching(/^[a-zA-Z_][a-zA-Z0-9_./-]{0,12}$/),
+  trickyString.filter((s) => s !== ''),
+);
 const scalar = fc.oneof(
   fc.string(),
   trickyString,
@@ -103,7 +149,15 @@ describe('fastLoad', () => {
   });
 
   it('is unsure about anchors, tags, folded and multi-line scalars, duplicate keys', () => {
-    for (const t of ['a: &x 1\nb: *x\n', 'a: !!str 1\n', 'a: >\n  x\n  y\n', 'a: b\n  c\n', 'a: 1\na: 2\n', "a: 'x\n  y'\n", '<<: {a: 1}\n']) {
+    for (const t of [
+      'a: &x 1\nb: *x\n',
+      'a: !!str 1\n',
+      'a: >\n  x\n  y\n',
+      'a: b\n  c\n',
+      'a: 1\na: 2\n',
+      "a: 'x\n  y'\n",
+      '<<: {a: 1}\n',
+    ]) {
       expect(fastLoad(t), t).toBeUndefined();
     }
   });

@@ -15,7 +15,6 @@ import { PARSE_OPTIONS, yamlLib } from './lazy.js';
 class Unsure extends Error {}
 const UNSURE = new Unsure();
 
-
 const TRUE_WORDS = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
 const FALSE_WORDS = new Set(['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
 const NULL_WORDS = new Set(['', '~', 'null', 'Null', 'NULL']);
@@ -166,8 +165,7 @@ class FlowReader {
     while (this.i < s.length) {
       const c = s[this.i];
       if (c === ',' || c === ']' || c === '}' || c === '[' || c === '{') break;
-      if (c === ':' && (s[this.i + 1] === ' ' || s[this.i + 1] === ',' || s[this.i + 1] === '}' || s[this.i + 1] === ']'))
-        break;
+      if (c === ':' && (s[this.i + 1] === ' ' || s[this.i + 1] === ',' || s[this.i + 1] === '}' || s[this.i + 1] === ']')) break;
       if (c === '#' && s[this.i - 1] === ' ') throw UNSURE;
       this.i++;
     }
@@ -234,7 +232,7 @@ class FlowReader {
         const n = this.s[this.i];
         if (n !== ',' && n !== '}') v = this.value();
       }
-      if (Object.prototype.hasOwnProperty.call(out, key) || key === '<<' || key === '__proto__') throw UNSURE;
+      if (Object.hasOwn(out, key) || key === '<<' || key === '__proto__') throw UNSURE;
       out[key] = v;
       this.ws();
       const d = this.s[this.i];
@@ -278,7 +276,7 @@ function splitLines(src: string): Line[] {
   if (raw.length > 0 && raw[raw.length - 1] === '') raw.pop();
   const lines: Line[] = new Array(raw.length);
   for (let n = 0; n < raw.length; n++) {
-    let l = raw[n]!;
+    const l = raw[n]!;
     if (l.endsWith('\r')) throw UNSURE;
     let i = 0;
     while (l.charCodeAt(i) === 32) i++;
@@ -374,7 +372,7 @@ class BlockReader {
   noContinuation(parentIndent: number): void {
     const next = this.lines[this.n];
     if (next && !next.skip && next.indent > parentIndent) throw UNSURE;
-    if (next && next.text === '' ) {
+    if (next && next.text === '') {
       // blank lines followed by a more-indented line would also continue the scalar
       let k = this.n;
       while (k < this.lines.length && this.lines[k]!.skip) k++;
@@ -390,7 +388,7 @@ class BlockReader {
       const ke = keyEnd(text);
       if (ke < 0) throw UNSURE;
       const key = readKey(text.slice(0, ke));
-      if (Object.prototype.hasOwnProperty.call(out, key)) throw UNSURE; // yaml reports duplicates
+      if (Object.hasOwn(out, key)) throw UNSURE; // yaml reports duplicates
       let rest = text.slice(ke + 1);
       let col = indent + ke + 1;
       while (rest.startsWith(' ')) {
@@ -467,8 +465,7 @@ function keyEnd(text: string): number {
     }
     return text[end] === ':' && (end + 1 === text.length || text[end + 1] === ' ') ? end : -1;
   }
-  if (c === '#' || c === '[' || c === '{' || c === '?' || c === '&' || c === '*' || c === '!' || c === '|' || c === '>')
-    return -1;
+  if (c === '#' || c === '[' || c === '{' || c === '?' || c === '&' || c === '*' || c === '!' || c === '|' || c === '>') return -1;
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (ch === ':' && (i + 1 === text.length || text[i + 1] === ' ')) return i;

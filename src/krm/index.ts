@@ -2,7 +2,17 @@
 export { KubeObject, KrmError, ANN, EMIT_OPTIONS, type Path, type ResourceRef, type Json } from './kube-object.js';
 export { Context, GENERATED_BY, type Desired, type ReconcileOptions } from './context.js';
 export { Results, formatResult, type Result, type Severity, type ResultOptions } from './results.js';
-export { main, runFunction, helpText, readSpec, API_VERSION, REPORT_ONLY, type FunctionDefinition, type CompiledValidator, type RunOutput } from './main.js';
+export {
+  main,
+  runFunction,
+  helpText,
+  readSpec,
+  API_VERSION,
+  REPORT_ONLY,
+  type FunctionDefinition,
+  type CompiledValidator,
+  type RunOutput,
+} from './main.js';
 export { readInput, writeOutput, type ParsedInput } from './resource-list.js';
 export { fastLoad, loadYaml } from './fast-yaml.js';
 export { schemaReference, schemaMarkdown, type JsonSchema } from './schema-doc.js';

@@ -24,7 +24,13 @@ const item = (body: string): KubeObject => KubeObject.fromListEntry(indentItem(b
 describe('KubeObject', () => {
   it('reads the header without parsing the body', () => {
     const o = item(bmh);
-    expect([o.apiVersion, o.kind, o.name, o.namespace, o.group]).toEqual(['metal3.io/v1alpha1', 'BareMetalHost', 'node01', undefined, 'metal3.io']);
+    expect([o.apiVersion, o.kind, o.name, o.namespace, o.group]).toEqual([
+      'metal3.io/v1alpha1',
+      'BareMetalHost',
+      'node01',
+      undefined,
+      'metal3.io',
+    ]);
     expect(o.labels).toEqual({ role: 'worker' });
     expect(o.changed).toBe(false);
   });
@@ -70,7 +76,12 @@ spec:
     const o = item('apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x} # flow\ndata:\n  a: "1"\n');
     o.setAnnotation('k', 'v');
     o.set('data.list', ['a', 'b']);
-    expect(o.data).toEqual({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x', annotations: { k: 'v' } }, data: { a: '1', list: ['a', 'b'] } });
+    expect(o.data).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'x', annotations: { k: 'v' } },
+      data: { a: '1', list: ['a', 'b'] },
+    });
     expect(o.body).toContain('# flow');
     o.delete('data.a');
     expect(o.get('data.a')).toBeUndefined();
@@ -95,11 +106,19 @@ describe('Context.reconcile', () => {
     ctx.reconcile('gen/x', desired(false));
     expect(ctx.items.map((i) => i.name)).toEqual(['node01', 'a', 'a-bmc']);
     const a = ctx.items[1]!;
-    expect(a.annotations).toMatchObject({ 'config.kubernetes.io/path': 'hosts/a.yaml', 'config.kubernetes.io/index': '0', [GENERATED_BY]: 'gen/x' });
+    expect(a.annotations).toMatchObject({
+      'config.kubernetes.io/path': 'hosts/a.yaml',
+      'config.kubernetes.io/index': '0',
+      [GENERATED_BY]: 'gen/x',
+    });
     expect(ctx.items[2]!.annotations['config.kubernetes.io/index']).toBe('1');
 
     // a second run on the output: nothing changes, not a byte
-    const again = new Context(ctx.items.map((o) => item(o.body)), {}, undefined);
+    const again = new Context(
+      ctx.items.map((o) => item(o.body)),
+      {},
+      undefined,
+    );
     const before = again.items.map((o) => o.original);
     again.reconcile('gen/x', desired(false));
     expect(again.items.map((o) => o.changed)).toEqual([false, false, false]);
@@ -109,7 +128,11 @@ describe('Context.reconcile', () => {
   it('updates in place, keeps the location, and removes what is no longer desired', () => {
     const ctx = new Context([item(bmh)], {}, undefined);
     ctx.reconcile('gen/x', desired(false));
-    const next = new Context(ctx.items.map((o) => item(o.body)), {}, undefined);
+    const next = new Context(
+      ctx.items.map((o) => item(o.body)),
+      {},
+      undefined,
+    );
     next.reconcile('gen/x', desired(true).slice(0, 1));
     expect(next.items.map((i) => i.name)).toEqual(['node01', 'a']);
     expect(next.items[1]!.get('spec.online')).toBe(true);
@@ -118,7 +141,9 @@ describe('Context.reconcile', () => {
 
   it('adopts an existing hand-written item with the same identity, with an info result', () => {
     const ctx = new Context([item(bmh)], {}, undefined);
-    ctx.reconcile('gen/x', [{ data: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'node01' }, spec: { online: true } } }]);
+    ctx.reconcile('gen/x', [
+      { data: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: { name: 'node01' }, spec: { online: true } } },
+    ]);
     expect(ctx.items).toHaveLength(1);
     expect(ctx.results.list[0]).toMatchObject({ severity: 'info' });
   });
@@ -172,7 +197,11 @@ describe('Context.reconcile byPath', () => {
     const ctx = new Context<unknown>([], {}, undefined);
     ctx.reconcile('gen/x', want(), { byPath: true });
     expect(ctx.items.map((o) => o.file()?.path)).toEqual(['ephemeral/hosts.yaml', 'target/hosts.yaml']);
-    const again = new Context<unknown>(ctx.items.map((o) => item(o.body)), {}, undefined);
+    const again = new Context<unknown>(
+      ctx.items.map((o) => item(o.body)),
+      {},
+      undefined,
+    );
     again.reconcile('gen/x', want(), { byPath: true });
     expect(again.items.map((o) => o.changed)).toEqual([false, false]);
   });

@@ -135,9 +135,7 @@ export class KubeObject {
           const which = this.listIndex !== undefined ? `items[${this.listIndex}]` : 'an item';
           const where = pos ? ` at line ${pos.line}, column ${pos.col} of the item` : '';
           const file = /(?:^|\n)\s*(?:internal\.)?config\.kubernetes\.io\/path:\s*['"]?([^'"\n]+)/.exec(this.body)?.[1];
-          throw new KrmError(
-            `${which}${file ? ` (${file})` : ''} is not valid YAML${where}: ${(e as Error).message.split('\n')[0]}`,
-          );
+          throw new KrmError(`${which}${file ? ` (${file})` : ''} is not valid YAML${where}: ${(e as Error).message.split('\n')[0]}`);
         }
       }
       if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new KrmError('item is not a YAML mapping');

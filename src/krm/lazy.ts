@@ -37,8 +37,6 @@ type YamlTags = import('yaml').Tags;
 export const PARSE_OPTIONS = {
   version: '1.1' as const,
   customTags: (tags: YamlTags): YamlTags =>
-    tags.filter(
-      (t) => typeof t !== 'object' || ((t as { format?: string }).format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp'),
-    ),
+    tags.filter((t) => typeof t !== 'object' || ((t as { format?: string }).format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp')),
   maxAliasCount: 10_000,
 };

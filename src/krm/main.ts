@@ -4,7 +4,7 @@
  * results. Output is always written, even when the function fails, and logs go to stderr.
  */
 import { readFileSync, writeSync } from 'node:fs';
-import { KrmError, KubeObject } from './kube-object.js';
+import { KrmError, type KubeObject } from './kube-object.js';
 import { Context } from './context.js';
 import { readInput, writeOutput, type ParsedInput } from './resource-list.js';
 import { formatResult, Results, type Result } from './results.js';

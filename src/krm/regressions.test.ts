@@ -11,7 +11,8 @@ import { readInput, writeOutput } from './resource-list.js';
 import { indentItem } from './scan.js';
 
 const Y = yamlLib();
-const list = (...docs: string[]): string => 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n' + docs.map((d) => indentItem(d, 0)).join('');
+const list = (...docs: string[]): string =>
+  'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n' + docs.map((d) => indentItem(d, 0)).join('');
 const cm = (name: string, rest = ''): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${rest}`;
 
 describe('runtime regressions', () => {
@@ -29,7 +30,10 @@ describe('runtime regressions', () => {
     const o = KubeObject.fromListEntry(indentItem(cm('a', 'data:\n  script: |\n    echo hi\n    # done\n'), 0), 0);
     o.set('data.z', 'v');
     expect(Y.parse(o.body, PARSE_OPTIONS)).toMatchObject({ data: { script: 'echo hi\n# done\n', z: 'v' } });
-    const n = KubeObject.fromListEntry(indentItem(cm('a', '  annotations:\n    note: |+\n      x\n\n').replace('name: a\n  annotations', 'name: a\n  annotations'), 0), 0);
+    const n = KubeObject.fromListEntry(
+      indentItem(cm('a', '  annotations:\n    note: |+\n      x\n\n').replace('name: a\n  annotations', 'name: a\n  annotations'), 0),
+      0,
+    );
     n.setAnnotation('b', 'v');
     expect(n.annotations).toEqual({ note: 'x\n\n', b: 'v' });
   });
@@ -55,18 +59,29 @@ describe('runtime regressions', () => {
       n.map((name) => ({ data: { apiVersion: 'v1', kind: 'ConfigMap', metadata: name ? { name } : {} }, path: 'f.yaml' }));
     const c1 = new Context<unknown>([], {}, undefined);
     c1.reconcile('gen/x', want(['a']));
-    const c2 = new Context<unknown>(c1.items.map((o) => KubeObject.fromListEntry(indentItem(o.body, 0), 0)), {}, undefined);
+    const c2 = new Context<unknown>(
+      c1.items.map((o) => KubeObject.fromListEntry(indentItem(o.body, 0), 0)),
+      {},
+      undefined,
+    );
     c2.reconcile('gen/x', want(['a', 'b']));
     expect(c2.items.map((o) => o.annotations['config.kubernetes.io/index'])).toEqual(['0', '1']);
     const n1 = new Context<unknown>([], {}, undefined);
     n1.reconcile('gen/y', want(['', '']));
-    const n2 = new Context<unknown>(n1.items.map((o) => KubeObject.fromListEntry(indentItem(o.body, 0), 0)), {}, undefined);
+    const n2 = new Context<unknown>(
+      n1.items.map((o) => KubeObject.fromListEntry(indentItem(o.body, 0), 0)),
+      {},
+      undefined,
+    );
     n2.reconcile('gen/y', want(['', '']));
     expect(n2.items.map((o) => o.changed)).toEqual([false, false]);
   });
 
   it('setAnnotation on a null annotations or metadata', () => {
-    for (const doc of [cm('a', '').replace('name: a\n', 'name: a\n  annotations: ~\n'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: null\n']) {
+    for (const doc of [
+      cm('a', '').replace('name: a\n', 'name: a\n  annotations: ~\n'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: null\n',
+    ]) {
       const o = KubeObject.fromListEntry(indentItem(doc, 0), 0);
       o.setAnnotation('k', 'v');
       expect(o.annotations.k).toBe('v');
@@ -80,15 +95,26 @@ describe('runtime regressions', () => {
     const bad = await runFunction(identity, JSON.stringify({ apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList', items: [null] }));
     expect(bad.exitCode).toBe(1);
     expect(bad.results[0]!.message).toContain('items[0] is not a mapping');
-    const secret = await runFunction(identity, '{"kind": "ResourceList", "items": [{"kind": "Secret", "stringData": {"password": "hunter2-topsecret"}]}');
+    const secret = await runFunction(
+      identity,
+      '{"kind": "ResourceList", "items": [{"kind": "Secret", "stringData": {"password": "hunter2-topsecret"}]}',
+    );
     expect(secret.exitCode).toBe(1);
     expect(secret.output + secret.stderr).not.toContain('hunter2');
   });
 
   it('quoted header keys and multi-line flow functionConfig are read', async () => {
-    const p = readInput(list('"apiVersion": v1\n"kind": ConfigMap\nmetadata:\n  name: q\n', 'apiVersion: v1\nkind : Secret\nmetadata:\n  name: s\n'));
-    expect(p.items.map((i) => [i.kind, i.name])).toEqual([['ConfigMap', 'q'], ['Secret', 's']]);
-    const r = await runFunction(identity, list(cm('a')) + 'functionConfig: {apiVersion: v1, kind: ConfigMap,\n  metadata: {name: f}, data: {x.y/z: w}}\n');
+    const p = readInput(
+      list('"apiVersion": v1\n"kind": ConfigMap\nmetadata:\n  name: q\n', 'apiVersion: v1\nkind : Secret\nmetadata:\n  name: s\n'),
+    );
+    expect(p.items.map((i) => [i.kind, i.name])).toEqual([
+      ['ConfigMap', 'q'],
+      ['Secret', 's'],
+    ]);
+    const r = await runFunction(
+      identity,
+      list(cm('a')) + 'functionConfig: {apiVersion: v1, kind: ConfigMap,\n  metadata: {name: f}, data: {x.y/z: w}}\n',
+    );
     expect(r.exitCode).toBe(0);
     expect(readInput(r.output).items[0]!.annotations['x.y/z']).toBe('w');
   });

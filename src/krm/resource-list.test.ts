@@ -52,7 +52,7 @@ const docText = fc
       case 'literal':
         return stringify(obj, { version: '1.1', blockQuote: 'literal' });
       case 'anchors':
-        return stringify(obj, PARSE_OPTIONS).replace(/^metadata:\n  name: (.*)$/m, 'metadata:\n  name: &n $1\n  labels:\n    copy: *n');
+        return stringify(obj, PARSE_OPTIONS).replace(/^metadata:\n {2}name: (.*)$/m, 'metadata:\n  name: &n $1\n  labels:\n    copy: *n');
       case 'comments':
         return '# head\n' + stringify(obj, { version: '1.1', indentSeq: false }).replace(/\n(\S)/g, '\n# between\n$1') + '# tail\n';
       default:
@@ -106,7 +106,8 @@ describe('ResourceList pass-through', () => {
   });
 
   it('keeps aliases that cross items working (full-parse fallback)', async () => {
-    const input = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: &n a\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: *n\n';
+    const input =
+      'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: &n a\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: *n\n';
     expect(scanResourceList(input)).toBeUndefined();
     const r = await runFunction(identity, input);
     expect(r.exitCode).toBe(0);
@@ -117,7 +118,11 @@ describe('ResourceList pass-through', () => {
   it('accepts a plain YAML stream and JSON', async () => {
     const stream = 'apiVersion: v1\nkind: A\nmetadata:\n  name: x # keep\n---\napiVersion: v1\nkind: B\nmetadata:\n  name: y\n';
     expect((await runFunction(identity, stream)).output).toBe(stream);
-    const json = JSON.stringify({ apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList', items: [{ apiVersion: 'v1', kind: 'A', metadata: { name: 'x' } }] });
+    const json = JSON.stringify({
+      apiVersion: 'config.kubernetes.io/v1',
+      kind: 'ResourceList',
+      items: [{ apiVersion: 'v1', kind: 'A', metadata: { name: 'x' } }],
+    });
     const out = JSON.parse((await runFunction(identity, json)).output);
     expect(out.items).toEqual([{ apiVersion: 'v1', kind: 'A', metadata: { name: 'x' } }]);
   });
@@ -171,18 +176,25 @@ describe('bad input', () => {
     expect(wrongKind.exitCode).toBe(1);
     expect(wrongKind.results[0]!.message).toContain('expected apiVersion baremetal-krm.dev/v1alpha1, kind Identity');
     expect(wrongKind.output).toContain(indentItem(items[0]!, 0));
-    const wrongType = await runFunction(identity, resourceList(items, 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nspec:\n  readAll: 3\n'));
+    const wrongType = await runFunction(
+      identity,
+      resourceList(items, 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nspec:\n  readAll: 3\n'),
+    );
     expect(wrongType.exitCode).toBe(1);
     expect(wrongType.results[0]).toMatchObject({ severity: 'error', field: { path: 'spec.readAll' } });
     expect(wrongType.results[0]!.message).toContain('spec.readAll: must be boolean');
-    const unknownField = await runFunction(identity, resourceList(items, 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nspec:\n  readal: true\n'));
+    const unknownField = await runFunction(
+      identity,
+      resourceList(items, 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nspec:\n  readal: true\n'),
+    );
     expect(unknownField.results[0]!.message).toContain('unknown field "readal"');
   });
 });
 
 describe('report-only', () => {
   it('turns error results into warnings and exits 0', async () => {
-    const cfg = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nmetadata:\n  annotations:\n    baremetal-krm.dev/report-only: "true"\nspec:\n  readAll: true\n';
+    const cfg =
+      'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nmetadata:\n  annotations:\n    baremetal-krm.dev/report-only: "true"\nspec:\n  readAll: true\n';
     const r = await runFunction(identity, resourceList(['apiVersion: v1\nkind: A\nmetadata:\n  name: x\nbad: [1, 2\n'], cfg));
     expect(r.results.map((x) => x.severity)).toEqual(['warning']);
     expect(r.exitCode).toBe(0);

@@ -48,8 +48,7 @@ function fromSections(text: string): ParsedInput | undefined {
     if (inline !== '' && !inline.startsWith('#')) {
       // flow style, possibly over several lines: read the section itself
       const v = (yamlLib().parse(fc.text, PARSE_OPTIONS) as { functionConfig?: unknown } | null)?.functionConfig;
-      if (isRecord(v) && Object.keys(v).length > 0)
-        functionConfig = KubeObject.fromData(v);
+      if (isRecord(v) && Object.keys(v).length > 0) functionConfig = KubeObject.fromData(v);
     } else {
       const block = lines.slice(first + 1).join('\n');
       const ind = /^( *)\S/m.exec(block)?.[1]?.length ?? 0;
@@ -65,7 +64,9 @@ function fromSections(text: string): ParsedInput | undefined {
 
 function yamlError(e: { message: string; linePos?: { line: number; col: number }[] }, doc?: number): KrmError {
   const where = e.linePos?.[0] ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : 'unknown position';
-  return new KrmError(`input is not valid YAML${doc !== undefined ? ` (document ${doc + 1})` : ''} at ${where}: ${e.message.split('\n')[0]}`);
+  return new KrmError(
+    `input is not valid YAML${doc !== undefined ? ` (document ${doc + 1})` : ''} at ${where}: ${e.message.split('\n')[0]}`,
+  );
 }
 
 /** Parses function input. Throws KrmError with a position for malformed input. */
@@ -166,7 +167,10 @@ export function writeOutput(input: ParsedInput, items: KubeObject[], results: Re
     return JSON.stringify(out, null, 2) + '\n';
   }
   if (input.format === 'stream') {
-    return items.map((o) => (o.changed ? o.body : o.original!)).map((t) => (t.endsWith('\n') ? t : t + '\n')).join('---\n');
+    return items
+      .map((o) => (o.changed ? o.body : o.original!))
+      .map((t) => (t.endsWith('\n') ? t : t + '\n'))
+      .join('---\n');
   }
   let out = '';
   let wroteItems = false;

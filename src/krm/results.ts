@@ -66,7 +66,9 @@ export class Results {
 /** One line per result, for stderr: `error: Kind/name spec.x: message [rule] (file:line)`. */
 export function formatResult(r: Result): string {
   const where: string[] = [];
-  const id = r.resourceRef ? `${r.resourceRef.kind}/${r.resourceRef.namespace ? r.resourceRef.namespace + '/' : ''}${r.resourceRef.name}` : '';
+  const id = r.resourceRef
+    ? `${r.resourceRef.kind}/${r.resourceRef.namespace ? r.resourceRef.namespace + '/' : ''}${r.resourceRef.name}`
+    : '';
   // messages that already start with the object (or name the field) are not prefixed again
   if (id && !r.message.startsWith(id)) where.push(id);
   if (r.field && !r.message.includes(r.field.path)) where.push(r.field.path);

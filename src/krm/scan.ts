@@ -88,7 +88,10 @@ export function scanResourceList(text: string): ScannedList | undefined {
     if (key !== 'items') {
       let t = preamble + line + '\n';
       preamble = '';
-      while (n < lines.length && (lines[n]![0] === ' ' || lines[n] === '' || (lines[n]![0] === '-' && inline === undefined) || lines[n]![0] === '#')) {
+      while (
+        n < lines.length &&
+        (lines[n]![0] === ' ' || lines[n] === '' || (lines[n]![0] === '-' && inline === undefined) || lines[n]![0] === '#')
+      ) {
         // a comment at column 0 ends the section if a top-level key follows it
         if (lines[n]![0] === '#') {
           let k = n;
@@ -221,6 +224,6 @@ export function splitStream(text: string): string[] {
     if (/^\.\.\.\s*$/.test(line)) continue;
     cur += line;
   }
-  if (cur.trim() !== '' ) docs.push(cur);
+  if (cur.trim() !== '') docs.push(cur);
   return docs.filter((d) => d.split('\n').some((l) => !isSkip(l)));
 }

@@ -68,7 +68,11 @@ export function setScalarInText(body: string, path: string[], valueText: string)
     const seg = path[depth]!;
     // entries' indentation: the first non-skip line of the region
     let first = -1;
-    for (let k = start; k < end; k++) if (!lines[k]!.skip) { first = k; break; }
+    for (let k = start; k < end; k++)
+      if (!lines[k]!.skip) {
+        first = k;
+        break;
+      }
     if (first >= 0) indent = lines[first]!.indent;
     else if (depth > 0) indent = lines[parentLine]!.indent + 2;
     let found = -1;
@@ -119,8 +123,7 @@ export function setScalarInText(body: string, path: string[], valueText: string)
     const kv = splitKeyLine(lines[found]!.text)!;
     if (depth === path.length - 1) {
       const v = kv[1];
-      if (v.startsWith('|') || v.startsWith('>') || v.startsWith('&') || v.startsWith('*') || v.startsWith('!'))
-        return undefined;
+      if (v.startsWith('|') || v.startsWith('>') || v.startsWith('&') || v.startsWith('*') || v.startsWith('!')) return undefined;
       if (v === '' || v.startsWith('#')) {
         // `key:` with a nested block (or null): only a null is replaceable line-wise
         let k = found + 1;
@@ -146,8 +149,7 @@ export function setScalarInText(body: string, path: string[], valueText: string)
     parentLine = found;
     start = found + 1;
     let k = start;
-    while (k < end && (lines[k]!.skip || lines[k]!.indent > indent || (lines[k]!.indent === indent && lines[k]!.text.startsWith('-'))))
-      k++;
+    while (k < end && (lines[k]!.skip || lines[k]!.indent > indent || (lines[k]!.indent === indent && lines[k]!.text.startsWith('-')))) k++;
     // trailing skip lines belong to whatever follows
     while (k > start && lines[k - 1]!.skip) k--;
     end = k;
@@ -164,7 +166,7 @@ function keyLength(text: string): number {
 function keyText(key: string): string | undefined {
   if (/^[A-Za-z_][A-Za-z0-9_./-]*$/.test(key)) {
     const v = fastLoad(`${key}: 1\n`) as Record<string, unknown> | undefined;
-    if (v && Object.prototype.hasOwnProperty.call(v, key)) return key;
+    if (v && Object.hasOwn(v, key)) return key;
   }
   if (/[\u0000-\u001f']/.test(key)) return undefined;
   return "'" + key + "'";
@@ -183,7 +185,7 @@ export function headerText(body: string): string | undefined {
     if (line.length > 0 && c !== 32 && c !== 35) {
       // a top-level line
       // a quoted key or `kind :` may be a header key too: leave such items to the full parser
-      if (!/^[A-Za-z_][A-Za-z0-9_.\/-]*:( |$)/.test(line)) return undefined;
+      if (!/^[A-Za-z_][A-Za-z0-9_./-]*:( |$)/.test(line)) return undefined;
       take = line.startsWith('apiVersion:') || line.startsWith('kind:') || line.startsWith('metadata:');
     }
     if (take) out += line + '\n';

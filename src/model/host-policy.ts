@@ -65,7 +65,10 @@ export function chooseRootDisk(disks: InventoryDisk[], minGiB: number): RootChoi
   let warning: string | undefined;
   if (!disk) {
     disk = [...big].sort(bySize)[0];
-    if (!disk) return { warning: `no disk of at least ${minGiB} GiB with a known size; no rootDeviceHints (set rootDeviceMinGiB lower or add hints by hand)` };
+    if (!disk)
+      return {
+        warning: `no disk of at least ${minGiB} GiB with a known size; no rootDeviceHints (set rootDeviceMinGiB lower or add hints by hand)`,
+      };
     warning = `no non-rotational disk of at least ${minGiB} GiB; chose the smallest disk ${disk.name} (${disk.type ?? 'type unknown'})`;
   }
   const serials = disks.filter((d) => d.serialNumber && d.serialNumber === disk.serialNumber).length;

@@ -13,5 +13,7 @@ export function mockupsDir(): string {
 /** Names of the bundled trees. */
 export function bundledTrees(): string[] {
   const d = mockupsDir();
-  return readdirSync(d).filter((e) => existsSync(join(d, e, 'redfish/v1/index.json'))).sort();
+  return readdirSync(d)
+    .filter((e) => existsSync(join(d, e, 'redfish/v1/index.json')))
+    .sort();
 }

@@ -254,7 +254,14 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
       if (creds.UserName !== username || creds.Password !== password)
         return json(res, 401, redfishError('InsufficientPrivilege', 'Invalid user name or password.'));
       if (sessions.size >= maxSessions)
-        return json(res, 503, redfishError('SessionLimitExceeded', 'The session establishment failed due to the number of simultaneous sessions exceeding the limit of the implementation.'));
+        return json(
+          res,
+          503,
+          redfishError(
+            'SessionLimitExceeded',
+            'The session establishment failed due to the number of simultaneous sessions exceeding the limit of the implementation.',
+          ),
+        );
       const id = String(++sessionSeq);
       const token = `tok-${id}-${Math.random().toString(36).slice(2)}`;
       const path = `/redfish/v1/SessionService/Sessions/${id}`;
@@ -264,17 +271,20 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
     }
     if (req.method === 'DELETE' && k.startsWith('/redfish/v1/sessionservice/sessions/')) {
       if (!authorized(req)) return json(res, 401, redfishError('InsufficientPrivilege', 'Unauthorized.'));
-      for (const [t, p] of sessions) if (key(p) === k) {
-        sessions.delete(t);
-        stats.deleted++;
-        res.writeHead(204);
-        return res.end();
-      }
+      for (const [t, p] of sessions)
+        if (key(p) === k) {
+          sessions.delete(t);
+          stats.deleted++;
+          res.writeHead(204);
+          return res.end();
+        }
       return json(res, 404, redfishError('ResourceMissingAtURI', 'No such session.'));
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') return json(res, 405, redfishError('OperationNotAllowed', 'The simulator is read-only.'));
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return json(res, 405, redfishError('OperationNotAllowed', 'The simulator is read-only.'));
 
-    if (!isRoot && !authorized(req)) return json(res, 401, redfishError('InsufficientPrivilege', 'Unauthorized.'), { 'www-authenticate': 'Basic realm="redfish"' });
+    if (!isRoot && !authorized(req))
+      return json(res, 401, redfishError('InsufficientPrivilege', 'Unauthorized.'), { 'www-authenticate': 'Basic realm="redfish"' });
     const body = tree.get(k);
     if (!body) return json(res, 404, redfishError('ResourceMissingAtURI', `The resource at the URI ${url.pathname} was not found.`));
     const expand = url.searchParams.get('$expand');
@@ -367,9 +377,7 @@ export async function startSimulator(opts: SimulatorOptions): Promise<{ bmcs: Si
   const bmcs: SimBmc[] = [];
   const counters = opts.counters ?? newCounters();
   for (let i = 0; i < opts.count; i++) {
-    bmcs.push(
-      await startBmc({ ...opts, counters, tree: opts.trees[i % opts.trees.length]!, port: opts.basePort ? opts.basePort + i : 0 }),
-    );
+    bmcs.push(await startBmc({ ...opts, counters, tree: opts.trees[i % opts.trees.length]!, port: opts.basePort ? opts.basePort + i : 0 }));
   }
   return { bmcs, counters, close: async () => void (await Promise.all(bmcs.map((b) => b.close()))) };
 }

@@ -127,7 +127,12 @@ function connector(verify: boolean, ca: string | undefined, timeoutMs: number): 
   const key = `${verify}|${timeoutMs}|${ca ?? ''}`;
   let c = connectors.get(key);
   if (!c) {
-    c = undici().buildConnector({ maxCachedSessions: 0, rejectUnauthorized: verify, secureContext: tls().createSecureContext(ca ? { ca } : {}), timeout: timeoutMs });
+    c = undici().buildConnector({
+      maxCachedSessions: 0,
+      rejectUnauthorized: verify,
+      secureContext: tls().createSecureContext(ca ? { ca } : {}),
+      timeout: timeoutMs,
+    });
     connectors.set(key, c);
   }
   return c;
@@ -194,7 +199,10 @@ export class RedfishClient {
       bodyTimeout: this.#opts.timeoutMs,
       connect: connector(!this.#opts.insecureSkipVerify, this.#opts.ca, this.#opts.timeoutMs),
     };
-    this.#pool = this.#opts.maxInFlight === 1 ? new u8.Client(this.origin, common) : new u8.Pool(this.origin, { ...common, connections: this.#opts.maxInFlight });
+    this.#pool =
+      this.#opts.maxInFlight === 1
+        ? new u8.Client(this.origin, common)
+        : new u8.Pool(this.origin, { ...common, connections: this.#opts.maxInFlight });
     this.#limiter = new Limiter(this.#opts.maxInFlight);
   }
 
@@ -228,14 +236,18 @@ export class RedfishClient {
         if (e instanceof RedfishError && retryable(e.status) && attempt < this.#opts.retries) continue;
         throw e instanceof RedfishError ? new RedfishError(`session login: ${e.message}`, e.status, path) : e;
       }
-      if ((r.status === 201 || r.status === 200) || !retryable(r.status) || attempt >= this.#opts.retries) break;
+      if (r.status === 201 || r.status === 200 || !retryable(r.status) || attempt >= this.#opts.retries) break;
     }
     if (r.status !== 201 && r.status !== 200)
-      throw new RedfishError(`session login refused: HTTP ${r.status}${r.status === 503 ? ' (the BMC has no free session; close others or use Basic auth)' : ''}`, r.status, path);
+      throw new RedfishError(
+        `session login refused: HTTP ${r.status}${r.status === 503 ? ' (the BMC has no free session; close others or use Basic auth)' : ''}`,
+        r.status,
+        path,
+      );
     const token = r.headers['x-auth-token'];
     if (typeof token !== 'string' || !token) throw new RedfishError('session login answered without X-Auth-Token', r.status, path);
     let uri: string | undefined;
-    const loc = r.headers['location'];
+    const loc = r.headers.location;
     if (typeof loc === 'string') uri = normalizePath(loc);
     else {
       try {
@@ -281,7 +293,13 @@ export class RedfishClient {
       this.#login = this.#doLogin().finally(() => {
         this.#login = undefined;
       });
-      if (old) this.#logouts.push(this.#login.then(() => this.#logout(old), () => this.#logout(old)));
+      if (old)
+        this.#logouts.push(
+          this.#login.then(
+            () => this.#logout(old),
+            () => this.#logout(old),
+          ),
+        );
     }
     await this.#login;
     return true;
@@ -332,17 +350,27 @@ export class RedfishClient {
             status = statusCode;
             resHeaders = h as Record<string, string | string[] | undefined>;
             const declared = Number(h['content-length'] ?? NaN);
-            if (declared > maxBodyBytes) fail(controller, new RedfishError(`response of ${declared} bytes exceeds the ${maxBodyBytes}-byte cap`, statusCode, path));
+            if (declared > maxBodyBytes)
+              fail(controller, new RedfishError(`response of ${declared} bytes exceeds the ${maxBodyBytes}-byte cap`, statusCode, path));
           },
           onResponseData(controller, chunk) {
             if (failed) return;
             size += chunk.length;
             client.bytes += chunk.length;
             if (client.bytes > client.#opts.maxTotalBytes)
-              return fail(controller, new BudgetError(`more than ${mib(client.#opts.maxTotalBytes)} read from this BMC in all; the crawl stopped`, path));
-            if (size > maxBodyBytes) return fail(controller, new RedfishError(`response exceeds the ${maxBodyBytes}-byte cap`, status, path));
+              return fail(
+                controller,
+                new BudgetError(`more than ${mib(client.#opts.maxTotalBytes)} read from this BMC in all; the crawl stopped`, path),
+              );
+            if (size > maxBodyBytes)
+              return fail(controller, new RedfishError(`response exceeds the ${maxBodyBytes}-byte cap`, status, path));
             if (Date.now() > deadline)
-              return fail(controller, Date.now() > client.deadline ? client.#overDeadline(path) : new RedfishError(`body: no complete answer within ${timeoutMs} ms`, 0, path));
+              return fail(
+                controller,
+                Date.now() > client.deadline
+                  ? client.#overDeadline(path)
+                  : new RedfishError(`body: no complete answer within ${timeoutMs} ms`, 0, path),
+              );
             chunks.push(chunk);
           },
           onResponseEnd() {
@@ -387,10 +415,14 @@ export class RedfishClient {
           this.requests++;
           const gen = this.#gen;
           const r = await this.#raw('GET', path, this.#authHeader());
-          if (r.status >= 300 && r.status < 400 && r.headers['location']) {
-            const target = new URL(String(r.headers['location']), this.origin + path);
+          if (r.status >= 300 && r.status < 400 && r.headers.location) {
+            const target = new URL(String(r.headers.location), this.origin + path);
             if (target.origin !== this.origin)
-              throw new RedfishError(`redirect to another origin (${target.origin}) refused: credentials are never sent there`, r.status, path);
+              throw new RedfishError(
+                `redirect to another origin (${target.origin}) refused: credentials are never sent there`,
+                r.status,
+                path,
+              );
             if (++redirects > 3) throw new RedfishError('too many redirects', r.status, path);
             path = target.pathname + target.search;
             continue;
@@ -457,7 +489,13 @@ function describeErrorBody(b: Buffer): string {
 function transportMessage(e: unknown, timeoutMs: number): string {
   const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   const code = err.code ?? err.cause?.code;
-  if (err.name === 'TimeoutError' || err.name === 'AbortError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT')
+  if (
+    err.name === 'TimeoutError' ||
+    err.name === 'AbortError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  )
     return `no answer within ${timeoutMs} ms`;
   if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/i.test(code))
     return `TLS certificate not trusted (${code}); set insecureSkipVerify or give a CA bundle`;

@@ -10,7 +10,7 @@
  * gets the plain crawl. Optional resources that fail (401/403/404/5xx, bad JSON) are recorded
  * in `missing` and the crawl goes on.
  */
-import { BudgetError, normalizePath, RedfishClient, RedfishError } from './client.js';
+import { BudgetError, normalizePath, type RedfishClient, RedfishError } from './client.js';
 import type { HardwareInventorySpec } from '../model/hardware-inventory.js';
 import { bootOptionNic, normalizeSystem, type RawSystem } from './normalize.js';
 
@@ -51,7 +51,8 @@ function link(o: unknown, ...keys: string[]): string | undefined {
     if (!cur || typeof cur !== 'object') return undefined;
     cur = (cur as Json)[k];
   }
-  if (cur && typeof cur === 'object' && typeof (cur as Json)['@odata.id'] === 'string') return normalizePath((cur as Json)['@odata.id'] as string);
+  if (cur && typeof cur === 'object' && typeof (cur as Json)['@odata.id'] === 'string')
+    return normalizePath((cur as Json)['@odata.id'] as string);
   return undefined;
 }
 
@@ -121,7 +122,11 @@ export class SystemCrawler {
     const out = memberLinks(first.json);
     const check = () => {
       if (out.length > maxMembers) throw new BudgetError(`${label}: more than ${maxMembers} members; the crawl of this BMC stopped`, path);
-      if (bytes > maxBytes) throw new BudgetError(`${label}: its pages take more than ${maxBytes >= 1 << 20 ? `${maxBytes / (1 << 20)} MiB` : `${maxBytes} bytes`}; the crawl of this BMC stopped`, path);
+      if (bytes > maxBytes)
+        throw new BudgetError(
+          `${label}: its pages take more than ${maxBytes >= 1 << 20 ? `${maxBytes / (1 << 20)} MiB` : `${maxBytes} bytes`}; the crawl of this BMC stopped`,
+          path,
+        );
     };
     check();
     let next = first.json['Members@odata.nextLink'];
@@ -179,13 +184,16 @@ export class SystemCrawler {
     for (const ref of refs) {
       const key = ref.toLowerCase();
       const direct = links.find((l) => l.path.split('/').pop()!.toLowerCase() === key);
-      if (direct) await read(direct); // unreadable: a missing entry, and on to the next reference
+      if (direct)
+        await read(direct); // unreadable: a missing entry, and on to the next reference
       else if (!namedByRef) while (!byRef.has(key) && cursor < links.length) await read(links[cursor++]!);
       const o = byRef.get(key);
       if (!o || chosen.includes(o)) continue;
       chosen.push(o);
       // a Dell "HTTP Device 1: ..." names its NIC only through the BIOS attributes
-      const attrs = /^(HTTP|PXE) Device \d+/i.test(String(o.DisplayName ?? '')) ? ((await bios)?.Attributes as Json | undefined) : undefined;
+      const attrs = /^(HTTP|PXE) Device \d+/i.test(String(o.DisplayName ?? ''))
+        ? ((await bios)?.Attributes as Json | undefined)
+        : undefined;
       if (bootOptionNic(o, attrs)) return chosen;
     }
     // no BootOrder, or no network option in it that names a NIC: every option, in member order
@@ -196,7 +204,16 @@ export class SystemCrawler {
   async crawl(systemPath: string, inline?: Json): Promise<RawSystem> {
     const system = inline ?? (await this.client.get(systemPath)); // required: throws
     const manufacturer = String(system.Manufacturer ?? '');
-    const raw: RawSystem = { path: systemPath, system, processors: [], ethernet: [], drives: [], simpleStorage: [], bootOptions: [], missing: this.missing };
+    const raw: RawSystem = {
+      path: systemPath,
+      system,
+      processors: [],
+      ethernet: [],
+      drives: [],
+      simpleStorage: [],
+      bootOptions: [],
+      missing: this.missing,
+    };
     const tasks: Promise<void>[] = [];
 
     const procs = link(system, 'Processors');
@@ -207,7 +224,10 @@ export class SystemCrawler {
           // the summary gives sockets and often cores; one CPU gives model, arch and speed.
           // Members named like CPUs first (Dell lists Video.Slot.2-1, a GPU, before CPU.Socket.1).
           const cpuLike = (l: { path: string }) => (/cpu|proc|socket/i.test(l.path.slice(procs.length)) ? 0 : 1);
-          const ordered = (links ?? []).map((l, i) => ({ l, i })).sort((a, b) => cpuLike(a.l) - cpuLike(b.l) || a.i - b.i).map((x) => x.l);
+          const ordered = (links ?? [])
+            .map((l, i) => ({ l, i }))
+            .sort((a, b) => cpuLike(a.l) - cpuLike(b.l) || a.i - b.i)
+            .map((x) => x.l);
           for (const l of ordered) {
             const p = l.inline ?? (await this.optional(l.path, this.#rel(l.path, systemPath)));
             if (!p) continue;
@@ -233,7 +253,8 @@ export class SystemCrawler {
           for (const s of ctrls) {
             const protocols = new Set<string>();
             for (const c of (Array.isArray(s.StorageControllers) ? s.StorageControllers : []) as Json[])
-              for (const p of (Array.isArray(c?.SupportedDeviceProtocols) ? c.SupportedDeviceProtocols : []) as unknown[]) protocols.add(String(p));
+              for (const p of (Array.isArray(c?.SupportedDeviceProtocols) ? c.SupportedDeviceProtocols : []) as unknown[])
+                protocols.add(String(p));
             const drives = Array.isArray(s.Drives) ? (s.Drives as Json[]) : [];
             for (const d of drives) {
               const id = d && typeof d['@odata.id'] === 'string' ? normalizePath(d['@odata.id']) : undefined;
@@ -257,7 +278,8 @@ export class SystemCrawler {
     } else this.missing.push('Storage: not linked');
 
     const biosPath = link(system, 'Bios');
-    const bios: Promise<Json | undefined> = biosPath && /dell/i.test(manufacturer) ? this.optional(biosPath, 'Bios') : Promise.resolve(undefined);
+    const bios: Promise<Json | undefined> =
+      biosPath && /dell/i.test(manufacturer) ? this.optional(biosPath, 'Bios') : Promise.resolve(undefined);
     tasks.push(bios.then((b) => void (b ? (raw.bios = b) : undefined)));
 
     const boot = link(system, 'Boot', 'BootOptions');

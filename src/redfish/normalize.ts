@@ -72,7 +72,10 @@ function wwnOf(d: Json): string | undefined {
       if (!i || str(i.DurableNameFormat) !== fmt) continue;
       const v = str(i.DurableName);
       if (!v) continue;
-      const hex = v.replace(/^0x/i, '').replace(/[:\-\s]/g, '').toLowerCase();
+      const hex = v
+        .replace(/^0x/i, '')
+        .replace(/[:\-\s]/g, '')
+        .toLowerCase();
       if (/^[0-9a-f]+$/.test(hex) && !/^0+$/.test(hex)) return '0x' + hex;
     }
   }
@@ -105,7 +108,8 @@ function diskFrom(path: string, d: Json, controllerProtocols: string[], raidPeer
   const vendor = str(d.Manufacturer);
   if (vendor) disk.vendor = vendor;
   const vols = ((d.Links as Json | undefined)?.Volumes ?? []) as Json[];
-  if (Array.isArray(vols) && vols.some((v) => (raidPeers.get(String(v?.['@odata.id'] ?? '').replace(/\/$/, '')) ?? 0) > 1)) disk.raidMember = true;
+  if (Array.isArray(vols) && vols.some((v) => (raidPeers.get(String(v?.['@odata.id'] ?? '').replace(/\/$/, '')) ?? 0) > 1))
+    disk.raidMember = true;
   return disk;
 }
 
@@ -136,7 +140,7 @@ export function bootOptionNic(o: Json, biosAttributes: Json | undefined): { mac?
   // Dell: "HTTP Device 1: ..." / "PXE Device 1: ..." point at the BIOS HttpDev1Interface / PxeDev1Interface
   const m = /^(HTTP|PXE) Device (\d+)/i.exec(name);
   if (!m) return undefined;
-  const nicId = str((biosAttributes ?? {})[`${m[1]!.toUpperCase() === 'HTTP' ? 'HttpDev' : 'PxeDev'}${m[2]}Interface`]);
+  const nicId = str(biosAttributes?.[`${m[1]!.toUpperCase() === 'HTTP' ? 'HttpDev' : 'PxeDev'}${m[2]}Interface`]);
   return nicId ? { nicId, http } : undefined;
 }
 
@@ -167,7 +171,11 @@ function bootHints(raw: RawSystem): BootHint[] {
 function nicType(e: Json): 'physical' | 'virtual' | 'host-interface' {
   const links = (e.Links ?? {}) as Json;
   if (links.HostInterface || str(e.Id) === 'ToManager') return 'host-interface';
-  if (str(e.EthernetInterfaceType) === 'Virtual' || (Array.isArray(links.RelatedInterfaces) && links.RelatedInterfaces.length > 0) || e.VLAN && (e.VLAN as Json).VLANEnable === true)
+  if (
+    str(e.EthernetInterfaceType) === 'Virtual' ||
+    (Array.isArray(links.RelatedInterfaces) && links.RelatedInterfaces.length > 0) ||
+    (e.VLAN && (e.VLAN as Json).VLANEnable === true)
+  )
     return 'virtual';
   return 'physical';
 }
@@ -178,7 +186,7 @@ export function normalizeSystem(raw: RawSystem, bmc: HardwareInventorySpec['bmc'
   const isDell = /dell/i.test(manufacturer ?? '');
   const isHpe = /^(hpe|hp)\b/i.test(manufacturer ?? '');
   const dellOem = ((s.Oem as Json | undefined)?.Dell as Json | undefined)?.DellSystem as Json | undefined;
-  const serviceTag = isDell ? str(dellOem?.ChassisServiceTag) ?? str(s.SKU) : str(s.SerialNumber);
+  const serviceTag = isDell ? (str(dellOem?.ChassisServiceTag) ?? str(s.SKU)) : str(s.SerialNumber);
   const system: HardwareInventorySpec['system'] = {};
   const put = (k: keyof HardwareInventorySpec['system'], v: string | undefined) => v && (system[k] = v);
   put('manufacturer', manufacturer);
@@ -203,9 +211,12 @@ export function normalizeSystem(raw: RawSystem, bmc: HardwareInventorySpec['bmc'
   const sockets = num(summary.Count);
   const c: NonNullable<HardwareInventorySpec['cpu']> = {};
   if (sockets !== undefined) c.sockets = sockets;
-  const cores = num(summary.CoreCount) ?? (cpu && num(cpu.TotalCores) !== undefined && sockets ? num(cpu.TotalCores)! * sockets : undefined);
+  const cores =
+    num(summary.CoreCount) ?? (cpu && num(cpu.TotalCores) !== undefined && sockets ? num(cpu.TotalCores)! * sockets : undefined);
   if (cores !== undefined) c.cores = cores;
-  const threads = num(summary.LogicalProcessorCount) ?? (cpu && num(cpu.TotalThreads) !== undefined && sockets ? num(cpu.TotalThreads)! * sockets : undefined);
+  const threads =
+    num(summary.LogicalProcessorCount) ??
+    (cpu && num(cpu.TotalThreads) !== undefined && sockets ? num(cpu.TotalThreads)! * sockets : undefined);
   if (threads !== undefined) c.threads = threads;
   const model = str(cpu?.Model) ?? str(summary.Model);
   if (model) c.model = model;
@@ -222,10 +233,11 @@ export function normalizeSystem(raw: RawSystem, bmc: HardwareInventorySpec['bmc'
   const volumeCount = new Map<string, number>();
   for (const { drive } of raw.drives) {
     const vols = ((drive.Links as Json | undefined)?.Volumes ?? []) as Json[];
-    if (Array.isArray(vols)) for (const v of vols) {
-      const id = String(v?.['@odata.id'] ?? '').replace(/\/$/, '');
-      if (id) volumeCount.set(id, (volumeCount.get(id) ?? 0) + 1);
-    }
+    if (Array.isArray(vols))
+      for (const v of vols) {
+        const id = String(v?.['@odata.id'] ?? '').replace(/\/$/, '');
+        if (id) volumeCount.set(id, (volumeCount.get(id) ?? 0) + 1);
+      }
   }
   // drive Ids repeat across controllers (`Storage/RAID1/Drives/0`, `Storage/RAID2/Drives/0`) and
   // drives arrive in completion order: by full path first, so equal names keep a stable order

@@ -27,7 +27,16 @@ import {
 } from './model.js';
 import { isRecord as isObj } from '../krm/data.js';
 
-export const THRESHOLDS = ['expired-certs', 'expiring-certs', 'unencrypted-secrets', 'insecure-bmc', 'divergence', 'unmatched-hosts', 'over-capacity', 'errors'] as const;
+export const THRESHOLDS = [
+  'expired-certs',
+  'expiring-certs',
+  'unencrypted-secrets',
+  'insecure-bmc',
+  'divergence',
+  'unmatched-hosts',
+  'over-capacity',
+  'errors',
+] as const;
 export type ThresholdName = (typeof THRESHOLDS)[number];
 
 export interface ReportOptions {
@@ -101,7 +110,9 @@ function hostRow(site: Site, h: HostFact, roleLabel: string): HostRow {
     disks: [...disks].sort((a, b) => cmp(a[0], b[0])).map(([k, n]) => `${n}x ${k}`),
     diskCount: hw?.disks.length ?? 0,
     nicCount: hw?.nics.length ?? 0,
-    profiles: h.profiles.map((p) => ({ kind: p.kind, name: p.name, matched: p.matched, failures: [...p.failures] })).sort((a, b) => cmp(a.name, b.name) || cmp(a.kind, b.kind)),
+    profiles: h.profiles
+      .map((p) => ({ kind: p.kind, name: p.name, matched: p.matched, failures: [...p.failures] }))
+      .sort((a, b) => cmp(a.name, b.name) || cmp(a.kind, b.kind)),
     profileStatus: 'none',
   };
   if (h.namespace) row.namespace = h.namespace;
@@ -180,7 +191,12 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
   const spec: IntentValidateSpec = {
     ...opts.intent,
     now: opts.now,
-    rules: { schema: { severity: 'off' }, 'schema-unknown-field': { severity: 'off' }, 'yaml-ambiguous': { severity: 'off' }, ...opts.intent.rules },
+    rules: {
+      schema: { severity: 'off' },
+      'schema-unknown-field': { severity: 'off' },
+      'yaml-ambiguous': { severity: 'off' },
+      ...opts.intent.rules,
+    },
   };
   await loadCrypto();
 
@@ -267,7 +283,13 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
       }
       for (const [role, list] of byRole) {
         const known = list.filter((h) => h.hardware?.cpuCount !== undefined && h.hardware?.ramMiB !== undefined);
-        const row: CapacityRow = { site: site.name, role, hosts: list.length, hostsWithoutInventory: list.length - known.length, over: false };
+        const row: CapacityRow = {
+          site: site.name,
+          role,
+          hosts: list.length,
+          hostsWithoutInventory: list.length - known.length,
+          over: false,
+        };
         if (known.length > 0) {
           row.cpuAvailable = known.reduce((s, h) => s + h.hardware!.cpuCount!, 0);
           row.memoryAvailableMiB = known.reduce((s, h) => s + h.hardware!.ramMiB!, 0);
@@ -323,10 +345,24 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
   const bySite = (a: { site: string }, b: { site: string }): number => siteIndex.get(a.site)! - siteIndex.get(b.site)!;
 
   certificates.sort(
-    (a, b) => a.daysLeft - b.daysLeft || bySite(a, b) || cmp(a.resource.kind, b.resource.kind) || cmp(a.resource.name, b.resource.name) || cmp(a.field, b.field) || cmp(a.subject, b.subject),
+    (a, b) =>
+      a.daysLeft - b.daysLeft ||
+      bySite(a, b) ||
+      cmp(a.resource.kind, b.resource.kind) ||
+      cmp(a.resource.name, b.resource.name) ||
+      cmp(a.field, b.field) ||
+      cmp(a.subject, b.subject),
   );
   hosts.sort((a, b) => bySite(a, b) || cmp(a.role ?? '~', b.role ?? '~') || cmp(a.name, b.name) || cmp(a.kind, b.kind));
-  security.sort((a, b) => bySite(a, b) || cmp(a.rule, b.rule) || cmp(a.resource?.kind, b.resource?.kind) || cmp(a.resource?.name, b.resource?.name) || cmp(a.field, b.field) || cmp(a.message, b.message));
+  security.sort(
+    (a, b) =>
+      bySite(a, b) ||
+      cmp(a.rule, b.rule) ||
+      cmp(a.resource?.kind, b.resource?.kind) ||
+      cmp(a.resource?.name, b.resource?.name) ||
+      cmp(a.field, b.field) ||
+      cmp(a.message, b.message),
+  );
   capacity.sort((a, b) => bySite(a, b) || cmp(a.role, b.role));
 
   const mixMap = new Map<string, HardwareMix>();
@@ -373,7 +409,11 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
     'over-capacity': Math.max(capacityFindings, capacity.filter((c) => c.over).length),
     errors,
   };
-  const thresholds: Threshold[] = THRESHOLDS.map((name) => ({ name, broken: opts.failOn.includes(name) && counts[name] > 0, count: counts[name] }));
+  const thresholds: Threshold[] = THRESHOLDS.map((name) => ({
+    name,
+    broken: opts.failOn.includes(name) && counts[name] > 0,
+    count: counts[name],
+  }));
 
   const report: Report = {
     apiVersion: REPORT_API_VERSION,
@@ -391,4 +431,3 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
   if (opts.reference) report.reference = opts.reference;
   return report;
 }
-

@@ -92,11 +92,19 @@ interface ConfigSpec {
   intent?: IntentValidateSpec;
 }
 
-function ajvText(errors: { instancePath: string; message?: string; params?: Record<string, unknown> }[] | null | undefined, prefix: string): string {
+function ajvText(
+  errors: { instancePath: string; message?: string; params?: Record<string, unknown> }[] | null | undefined,
+  prefix: string,
+): string {
   return (errors ?? [])
     .map((e) => {
       const field = prefix + e.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.');
-      const extra = e.params && 'allowedValues' in e.params ? ` (${(e.params.allowedValues as unknown[]).join(', ')})` : e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : '';
+      const extra =
+        e.params && 'allowedValues' in e.params
+          ? ` (${(e.params.allowedValues as unknown[]).join(', ')})`
+          : e.params && 'additionalProperty' in e.params
+            ? ` (${String(e.params.additionalProperty)})`
+            : '';
       return `${field}: ${e.message ?? 'invalid'}${extra}`;
     })
     .join('; ');
@@ -115,12 +123,16 @@ export function readConfig(path: string): ConfigSpec {
   const spec = d.spec ?? {};
   if (!validateConfig(spec)) throw new UsageError(`--config ${path}: ${ajvText(validateConfig.errors, 'spec')}`);
   const s = spec as ConfigSpec;
-  if (s.intent !== undefined && !validateIntentSpec(s.intent)) throw new UsageError(`--config ${path}: ${ajvText(validateIntentSpec.errors, 'spec.intent')}`);
+  if (s.intent !== undefined && !validateIntentSpec(s.intent))
+    throw new UsageError(`--config ${path}: ${ajvText(validateIntentSpec.errors, 'spec.intent')}`);
   return s;
 }
 
 function list(values: string[] | undefined): string[] {
-  return (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  return (values ?? [])
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 export function render(report: Report, format: string, maxRows: number): string {
@@ -137,7 +149,13 @@ export function render(report: Report, format: string, maxRows: number): string 
   }
 }
 
-export async function reportMain(argv: string[], io: { out: (s: string) => void; err: (s: string) => void } = { out: (s) => void process.stdout.write(s), err: (s) => void process.stderr.write(s) }): Promise<number> {
+export async function reportMain(
+  argv: string[],
+  io: { out: (s: string) => void; err: (s: string) => void } = {
+    out: (s) => void process.stdout.write(s),
+    err: (s) => void process.stderr.write(s),
+  },
+): Promise<number> {
   let args: Args;
   let opts: ReportOptions;
   let format: string;
@@ -151,12 +169,15 @@ export async function reportMain(argv: string[], io: { out: (s: string) => void;
     const one = (k: string): string | undefined => args.options.get(k)?.at(-1);
     const cfg = one('config') ? readConfig(one('config')!) : {};
     format = one('format') ?? 'text';
-    if (!['text', 'json', 'markdown', 'md', 'html'].includes(format)) throw new UsageError(`--format ${format}: use text, json, markdown or html`);
+    if (!['text', 'json', 'markdown', 'md', 'html'].includes(format))
+      throw new UsageError(`--format ${format}: use text, json, markdown or html`);
     const nowText = one('now') ?? process.env.BAREMETAL_KRM_NOW ?? cfg.intent?.now ?? new Date().toISOString();
     if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(nowText) || Number.isNaN(Date.parse(nowText)))
       throw new UsageError(`--now ${nowText}: use an RFC 3339 time such as 2024-01-31T00:00:00Z`);
     const failOn = [...(cfg.failOn ?? []), ...list(args.options.get('fail-on'))];
-    for (const f of failOn) if (!(THRESHOLDS as readonly string[]).includes(f)) throw new UsageError(`--fail-on ${f}: unknown threshold; use ${THRESHOLDS.join(', ')}`);
+    for (const f of failOn)
+      if (!(THRESHOLDS as readonly string[]).includes(f))
+        throw new UsageError(`--fail-on ${f}: unknown threshold; use ${THRESHOLDS.join(', ')}`);
     const intent: IntentValidateSpec = { ...(cfg.intent ?? {}) };
     const wd = one('warn-days');
     if (wd !== undefined) {
@@ -176,7 +197,8 @@ export async function reportMain(argv: string[], io: { out: (s: string) => void;
       failOn: [...new Set(failOn)] as ThresholdName[],
       intent,
     };
-    if (args.positional.length === 0) throw new UsageError('no site given: pass one or more folders of rendered YAML, YAML files or kustomization folders');
+    if (args.positional.length === 0)
+      throw new UsageError('no site given: pass one or more folders of rendered YAML, YAML files or kustomization folders');
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`baremetal-krm report: ${e.message}\n\nRun \`baremetal-krm report --help\` for the options.\n`);
@@ -215,7 +237,9 @@ export async function reportMain(argv: string[], io: { out: (s: string) => void;
       writeFileSync(output, text);
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
-      io.err(`baremetal-krm report: --output ${output}: cannot write (${err.code ?? err.message}): create its folder or choose a writable path\n`);
+      io.err(
+        `baremetal-krm report: --output ${output}: cannot write (${err.code ?? err.message}): create its folder or choose a writable path\n`,
+      );
       return 2;
     }
   } else io.out(text);

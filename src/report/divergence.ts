@@ -121,7 +121,12 @@ function escapeRe(s: string): string {
 }
 
 /** Identities and flattened values of one site. */
-function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[], multiNs: ReadonlySet<string>): Map<string, { kind: string; name: string; flat: Flat }> {
+function siteIndex(
+  site: SiteInput,
+  opts: DivergenceOptions,
+  patterns: Pattern[],
+  multiNs: ReadonlySet<string>,
+): Map<string, { kind: string; name: string; flat: Flat }> {
   const out = new Map<string, { kind: string; name: string; flat: Flat }>();
   const siteRe = opts.ignoreValues.includes('site-name') && site.name.length >= 3 ? new RegExp(escapeRe(site.name), 'g') : undefined;
   const mask = (s: string): string => {
@@ -147,13 +152,17 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
       if (path.length === 2 && path[0] === 'metadata' && path[1] === 'name') return;
       if (hidden) {
         // presence only, whatever the type: a number, a list or a map under `password` is a secret too
-        const s = typeof v === 'string' && v.trimStart().startsWith('ENC[') ? '(encrypted)' : v === null || v === '' ? JSON.stringify(v) : '(set)';
+        const s =
+          typeof v === 'string' && v.trimStart().startsWith('ENC[') ? '(encrypted)' : v === null || v === '' ? JSON.stringify(v) : '(set)';
         put(path, s, s);
         return;
       }
       if (typeof v === 'string') {
         const r = redactString(v);
-        if (r.redacted) return put(path, r.text, r.text);
+        if (r.redacted) {
+          put(path, r.text, r.text);
+          return;
+        }
         put(path, JSON.stringify(r.text), JSON.stringify(mask(r.text)));
         return;
       }
@@ -163,7 +172,10 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
         return;
       }
       if (Array.isArray(v)) {
-        if (v.length === 0) return put(path, '[]', '[]');
+        if (v.length === 0) {
+          put(path, '[]', '[]');
+          return;
+        }
         const named = v.every((x) => isObj(x) && (typeof x.name === 'string' || typeof x.id === 'string'));
         const keys = named ? v.map((x) => String((x as Obj).name ?? (x as Obj).id)) : [];
         if (named && new Set(keys).size === keys.length) {
@@ -173,7 +185,8 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
             // env-style items: `{name: DB_PASSWORD, value: ...}` hide their value
             const secretItem = isSensitiveKey(keys[i]!);
             if (ignored([...path, seg])) return;
-            for (const [k, y] of Object.entries(item)) visitField(item, k, y, [...path, seg], hidden || (secretItem && k !== 'name' && k !== 'id'));
+            for (const [k, y] of Object.entries(item))
+              visitField(item, k, y, [...path, seg], hidden || (secretItem && k !== 'name' && k !== 'id'));
             if (Object.keys(item).length === 0) put([...path, seg], '{}', '{}');
           });
           // order of named items matters for plans; record it
@@ -190,7 +203,10 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
         return;
       }
       const entries = Object.entries(v as Obj);
-      if (entries.length === 0) return put(path, '{}', '{}');
+      if (entries.length === 0) {
+        put(path, '{}', '{}');
+        return;
+      }
       for (const [k, x] of entries) visitField(v as Obj, k, x, path, hidden);
     };
     const visitField = (_parent: Obj, k: string, x: unknown, path: string[], hidden: boolean): void => {
@@ -231,7 +247,11 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
     const spec = h.object.get('spec');
     if (!isObj(spec)) continue;
     const refs: [string, unknown, unknown][] = [
-      ['networkData', isObj(spec.networkData) ? spec.networkData.name : undefined, isObj(spec.networkData) ? spec.networkData.namespace : undefined],
+      [
+        'networkData',
+        isObj(spec.networkData) ? spec.networkData.name : undefined,
+        isObj(spec.networkData) ? spec.networkData.namespace : undefined,
+      ],
       ['userData', isObj(spec.userData) ? spec.userData.name : undefined, isObj(spec.userData) ? spec.userData.namespace : undefined],
       ['metaData', isObj(spec.metaData) ? spec.metaData.name : undefined, isObj(spec.metaData) ? spec.metaData.namespace : undefined],
       ['bmc credentials', isObj(spec.bmc) ? spec.bmc.credentialsName : undefined, undefined],
@@ -244,8 +264,10 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
   for (const o of site.objects) {
     let id: string;
     if (hostObjects.has(o)) id = hostKey.get(o)!;
-    else if (o.kind === 'HardwareData' || o.kind === 'HardwareInventory') continue; // folded into its host
-    else if (o.kind === 'Secret' && secretOwner.has(`${o.namespace ?? ''}/${o.name}`)) id = secretOwner.get(`${o.namespace ?? ''}/${o.name}`)!;
+    else if (o.kind === 'HardwareData' || o.kind === 'HardwareInventory')
+      continue; // folded into its host
+    else if (o.kind === 'Secret' && secretOwner.has(`${o.namespace ?? ''}/${o.name}`))
+      id = secretOwner.get(`${o.namespace ?? ''}/${o.name}`)!;
     else if (multiNs.has(`${o.kind}|${o.name}`)) id = `${o.kind} ${o.namespace ?? '-'}/${o.name || '(no name)'}`;
     else id = `${o.kind} ${o.name || '(no name)'}`;
     if (out.has(id)) id = `${o.kind} ${o.namespace ?? '-'}/${o.name || '(no name)'}`;
@@ -307,7 +329,10 @@ export function divergence(sites: readonly SiteInput[], opts: DivergenceOptions)
         }
       } else differs = new Set(present.map(cmp)).size > 1;
       if (!differs) continue;
-      const values = idx.map((s) => ({ site: s.site, value: s.index.has(id) ? (s.index.get(id)!.flat.values.get(p)?.show ?? null) : null }));
+      const values = idx.map((s) => ({
+        site: s.site,
+        value: s.index.has(id) ? (s.index.get(id)!.flat.values.get(p)?.show ?? null) : null,
+      }));
       fields.push({ path: p, values });
     }
     if (fields.length === 0 && missingIn.length === 0) continue;

@@ -64,7 +64,10 @@ function addStream(site: Site, text: string, file: string | undefined): void {
 function kustomize(dir: string): string {
   const bin = process.env.KUBECTL || 'kubectl';
   const r = spawnSync(bin, ['kustomize', dir], { encoding: 'utf8', maxBuffer: 1 << 30 });
-  if (r.error) throw new SiteError(`cannot run "${bin} kustomize ${dir}" (${r.error.message}): install kubectl, set KUBECTL, or pass the rendered YAML instead`);
+  if (r.error)
+    throw new SiteError(
+      `cannot run "${bin} kustomize ${dir}" (${r.error.message}): install kubectl, set KUBECTL, or pass the rendered YAML instead`,
+    );
   if (r.status !== 0) throw new SiteError(`"${bin} kustomize ${dir}" failed: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
   return r.stdout;
 }
@@ -88,7 +91,12 @@ function fsError(name: string, path: string, e: unknown): SiteError {
   } catch {
     // not there at all
   }
-  const why = err.code === 'ENOENT' && link ? 'a broken symbolic link' : err.code === 'EACCES' || err.code === 'EPERM' ? 'permission denied' : (err.message ?? String(e)).split('\n')[0];
+  const why =
+    err.code === 'ENOENT' && link
+      ? 'a broken symbolic link'
+      : err.code === 'EACCES' || err.code === 'EPERM'
+        ? 'permission denied'
+        : (err.message ?? String(e)).split('\n')[0];
   return new SiteError(`site ${name}: cannot read ${file} (${why}): fix or remove it, or pass the rendered YAML elsewhere`);
 }
 
@@ -103,7 +111,8 @@ export function loadSite(name: string, path: string): Site {
 }
 
 function loadSiteUnchecked(name: string, path: string): Site {
-  if (!existsSync(path)) throw new SiteError(`site ${name}: ${path} does not exist: pass a folder of rendered YAML, a YAML file or a kustomization folder`);
+  if (!existsSync(path))
+    throw new SiteError(`site ${name}: ${path} does not exist: pass a folder of rendered YAML, a YAML file or a kustomization folder`);
   const site: Site = { name, source: path, mode: 'file', objects: [], files: new Map(), skipped: [] };
   const st = statSync(path);
   if (st.isDirectory()) {

@@ -21,9 +21,13 @@ function cellClass(v: string): string {
 
 function htmlTable(id: string, t: Table): string {
   if (t.rows.length === 0) return '<p class="none">none</p>';
-  const head = t.headers.map((h, i) => `<th${t.numeric.includes(i) ? ' data-type="num"' : ''} title="sort by ${esc(h)}">${esc(h)}</th>`).join('');
+  const head = t.headers
+    .map((h, i) => `<th${t.numeric.includes(i) ? ' data-type="num"' : ''} title="sort by ${esc(h)}">${esc(h)}</th>`)
+    .join('');
   const body = t.rows
-    .map((r) => `<tr>${r.map((c, i) => `<td${t.numeric.includes(i) ? ' class="num"' : cellClass(String(c))}>${esc(c)}</td>`).join('')}</tr>`)
+    .map(
+      (r) => `<tr>${r.map((c, i) => `<td${t.numeric.includes(i) ? ' class="num"' : cellClass(String(c))}>${esc(c)}</td>`).join('')}</tr>`,
+    )
     .join('\n');
   return `<input type="search" class="filter" data-table="${id}" placeholder="filter ${t.rows.length} row(s)" aria-label="filter">
 <table class="sortable" id="${id}"><thead><tr>${head}</tr></thead>
@@ -49,14 +53,18 @@ function certChart(r: Report): string {
   hi += pad;
   const x = (d: number): number => Math.round((left + ((d - lo) / (hi - lo)) * (width - left - 20)) * 10) / 10;
   const parts: string[] = [];
-  parts.push(`<svg id="cert-chart" class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="certificate expiry timeline">`);
+  parts.push(
+    `<svg id="cert-chart" class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="certificate expiry timeline">`,
+  );
   sites.forEach((s, i) => {
     const y = top + i * lane + lane / 2;
     parts.push(`<text x="${left - 8}" y="${y + 4}" text-anchor="end" class="lbl">${esc(s)}</text>`);
     parts.push(`<line x1="${left}" x2="${width - 20}" y1="${y}" y2="${y}" class="lane"/>`);
   });
   const axisY = top + sites.length * lane + 4;
-  parts.push(`<line x1="${x(0)}" x2="${x(0)}" y1="${top - 8}" y2="${axisY}" class="now"/><text x="${x(0)}" y="${top - 10}" text-anchor="middle" class="lbl">now</text>`);
+  parts.push(
+    `<line x1="${x(0)}" x2="${x(0)}" y1="${top - 8}" y2="${axisY}" class="now"/><text x="${x(0)}" y="${top - 10}" text-anchor="middle" class="lbl">now</text>`,
+  );
   for (const t of [lo + pad, hi - pad]) parts.push(`<text x="${x(t)}" y="${axisY + 16}" text-anchor="middle" class="lbl">${t} d</text>`);
   const seen = new Map<string, number>();
   for (const c of certs) {
@@ -81,27 +89,34 @@ function mixChart(r: Report): string {
   if (r.hardware.mix.length === 0) return '<p class="none">no hosts</p>';
   const sites = r.sites.map((s) => s.name);
   const models = [...new Set(r.hardware.mix.map((m) => m.model))].sort();
-  const color = (m: string): string => (m === 'unknown' ? '#cccccc' : PALETTE[models.filter((x) => x !== 'unknown').indexOf(m) % PALETTE.length]!);
+  const color = (m: string): string =>
+    m === 'unknown' ? '#cccccc' : PALETTE[models.filter((x) => x !== 'unknown').indexOf(m) % PALETTE.length]!;
   const max = Math.max(...sites.map((s) => r.hardware.mix.filter((m) => m.site === s).reduce((a, m) => a + m.hosts, 0)), 1);
   const left = 140;
   const width = 900;
   const bar = 22;
   const gap = 10;
   const height = sites.length * (bar + gap) + 10;
-  const parts = [`<svg id="mix-chart" class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="hardware mix per site">`];
+  const parts = [
+    `<svg id="mix-chart" class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="hardware mix per site">`,
+  ];
   sites.forEach((s, i) => {
     const y = 5 + i * (bar + gap);
     parts.push(`<text x="${left - 8}" y="${y + bar / 2 + 4}" text-anchor="end" class="lbl">${esc(s)}</text>`);
     let xx = left;
     for (const m of r.hardware.mix.filter((m) => m.site === s)) {
-      const w = Math.round(((m.hosts / max) * (width - left - 60)) * 10) / 10;
-      parts.push(`<rect class="mix-bar" x="${xx}" y="${y}" width="${w}" height="${bar}" fill="${color(m.model)}"><title>${esc(`${s}: ${m.hosts}x ${m.model}`)}</title></rect>`);
+      const w = Math.round((m.hosts / max) * (width - left - 60) * 10) / 10;
+      parts.push(
+        `<rect class="mix-bar" x="${xx}" y="${y}" width="${w}" height="${bar}" fill="${color(m.model)}"><title>${esc(`${s}: ${m.hosts}x ${m.model}`)}</title></rect>`,
+      );
       if (w > 18) parts.push(`<text x="${xx + w / 2}" y="${y + bar / 2 + 4}" text-anchor="middle" class="in">${m.hosts}</text>`);
       xx += w;
     }
   });
   parts.push('</svg>');
-  const legend = models.map((m) => `<span class="key"><span class="swatch" style="background:${color(m)}"></span>${esc(m)}</span>`).join(' ');
+  const legend = models
+    .map((m) => `<span class="key"><span class="swatch" style="background:${color(m)}"></span>${esc(m)}</span>`)
+    .join(' ');
   return parts.join('\n') + `\n<div class="legend">${legend}</div>`;
 }
 
@@ -159,12 +174,22 @@ export function renderHtml(r: Report): string {
   const secs = sections(r);
   const broken = thresholdLines(r);
   const parts: string[] = [];
-  parts.push('<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">', '<meta name="viewport" content="width=device-width,initial-scale=1">');
+  parts.push(
+    '<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width,initial-scale=1">',
+  );
   parts.push(`<title>Cross-site report: ${esc(r.sites.map((s) => s.name).join(', '))}</title>`);
   parts.push(`<style>${CSS}</style></head><body>`);
-  parts.push(`<header><h1>Cross-site report</h1><div>${esc(r.sites.length)} site(s) · evaluated at ${esc(r.now)}${r.reference ? ` · reference ${esc(r.reference)}` : ''}</div></header>`);
+  parts.push(
+    `<header><h1>Cross-site report</h1><div>${esc(r.sites.length)} site(s) · evaluated at ${esc(r.now)}${r.reference ? ` · reference ${esc(r.reference)}` : ''}</div></header>`,
+  );
   parts.push(`<nav>${secs.map((s) => `<a href="#${s.id}">${esc(s.title)}</a>`).join('')}</nav><main>`);
-  parts.push(broken.length ? broken.map((b) => `<div class="broken-banner">${esc(b)}</div>`).join('\n') : '<div class="ok-banner">no threshold broken</div>');
+  parts.push(
+    broken.length
+      ? broken.map((b) => `<div class="broken-banner">${esc(b)}</div>`).join('\n')
+      : '<div class="ok-banner">no threshold broken</div>',
+  );
   for (const s of secs) {
     parts.push(`<section id="${s.id}"><h2>${esc(s.title)}</h2>`);
     parts.push(`<ul class="notes">${s.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);

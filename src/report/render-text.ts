@@ -14,7 +14,8 @@ function textTable(t: Table, maxRows: number, indent = '  '): string[] {
   const line = (r: string[]): string =>
     (indent + r.map((c, i) => (t.numeric.includes(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ')).trimEnd();
   const out = [line(t.headers.map((h) => h.toUpperCase())), ...cells.map(line)];
-  if (rows.length < t.rows.length) out.push(`${indent}… ${t.rows.length - rows.length} more row(s): use --max-rows 0, or --format markdown|html|json`);
+  if (rows.length < t.rows.length)
+    out.push(`${indent}… ${t.rows.length - rows.length} more row(s): use --max-rows 0, or --format markdown|html|json`);
   return out;
 }
 
@@ -31,7 +32,19 @@ export function renderText(r: Report, opts: { maxRows?: number } = {}): string {
     }
   }
   const broken = thresholdLines(r);
-  out.push('', broken.length ? broken.join('\n') : `thresholds: none broken${r.thresholds.some((t) => t.count > 0) ? ` (${r.thresholds.filter((t) => t.count > 0).map((t) => `${t.name} ${t.count}`).join(', ')})` : ''}`);
+  out.push(
+    '',
+    broken.length
+      ? broken.join('\n')
+      : `thresholds: none broken${
+          r.thresholds.some((t) => t.count > 0)
+            ? ` (${r.thresholds
+                .filter((t) => t.count > 0)
+                .map((t) => `${t.name} ${t.count}`)
+                .join(', ')})`
+            : ''
+        }`,
+  );
   return out.join('\n') + '\n';
 }
 

@@ -54,7 +54,17 @@ export function sections(r: Report): Section[] {
         table: {
           headers: ['site', 'source', 'objects', 'hosts', 'certificates', 'sops-encrypted', 'errors', 'warnings', 'skipped'],
           numeric: [2, 3, 4, 5, 6, 7, 8],
-          rows: r.sites.map((s) => [s.name, `${s.source} (${s.mode})`, s.objects, s.hosts, s.certificates, s.encryptedDocuments, s.findings.error, s.findings.warning, s.skipped.length]),
+          rows: r.sites.map((s) => [
+            s.name,
+            `${s.source} (${s.mode})`,
+            s.objects,
+            s.hosts,
+            s.certificates,
+            s.encryptedDocuments,
+            s.findings.error,
+            s.findings.warning,
+            s.skipped.length,
+          ]),
         },
       },
     ],
@@ -71,7 +81,17 @@ export function sections(r: Report): Section[] {
         table: {
           headers: ['days left', 'status', 'site', 'resource', 'field', 'subject', 'issuer', 'not after', 'file'],
           numeric: [0],
-          rows: r.certificates.map((c) => [c.daysLeft, c.status, c.site, resText(c.resource), c.field, c.subject, c.issuer, c.notAfter, c.file ?? '']),
+          rows: r.certificates.map((c) => [
+            c.daysLeft,
+            c.status,
+            c.site,
+            resText(c.resource),
+            c.field,
+            c.subject,
+            c.issuer,
+            c.notAfter,
+            c.file ?? '',
+          ]),
         },
       },
     ],
@@ -86,13 +106,32 @@ export function sections(r: Report): Section[] {
     title: 'Hardware',
     notes: [
       `${r.hardware.hosts.length} host(s); ${unmatched.length} match none of their profiles, ${noProfile} have no profile`,
-      `overall: ${[...overall].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([m, n]) => `${n}x ${m}`).join(', ') || 'no hosts'}`,
+      `overall: ${
+        [...overall]
+          .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+          .map(([m, n]) => `${n}x ${m}`)
+          .join(', ') || 'no hosts'
+      }`,
     ],
     tables: [
       {
         caption: 'Hosts',
         table: {
-          headers: ['site', 'host', 'role', 'vendor', 'model', 'CPU threads', 'arch', 'RAM GiB', 'disks', 'NICs', 'BIOS', 'profile', 'source'],
+          headers: [
+            'site',
+            'host',
+            'role',
+            'vendor',
+            'model',
+            'CPU threads',
+            'arch',
+            'RAM GiB',
+            'disks',
+            'NICs',
+            'BIOS',
+            'profile',
+            'source',
+          ],
           numeric: [5, 7, 9],
           rows: r.hardware.hosts.map((h) => [
             h.site,
@@ -106,7 +145,11 @@ export function sections(r: Report): Section[] {
             h.disks.join(', '),
             h.hardwareSource ? h.nicCount : '',
             h.biosVersion ?? '',
-            h.profiles.length ? h.profiles.map((p) => `${p.name} ${p.matched ? 'ok' : 'MISMATCH'}`).join(', ') : h.profileStatus === 'none' ? '(none)' : '',
+            h.profiles.length
+              ? h.profiles.map((p) => `${p.name} ${p.matched ? 'ok' : 'MISMATCH'}`).join(', ')
+              : h.profileStatus === 'none'
+                ? '(none)'
+                : '',
             h.hardwareSource ?? '(no inventory)',
           ]),
         },
@@ -122,7 +165,9 @@ export function sections(r: Report): Section[] {
               table: {
                 headers: ['site', 'host', 'profile', 'why'],
                 numeric: [],
-                rows: unmatched.flatMap((h) => h.profiles.filter((p) => !p.matched).map((p) => [h.site, h.name, `${p.kind} ${p.name}`, p.failures.join('; ')] as Cell[])),
+                rows: unmatched.flatMap((h) =>
+                  h.profiles.filter((p) => !p.matched).map((p) => [h.site, h.name, `${p.kind} ${p.name}`, p.failures.join('; ')] as Cell[]),
+                ),
               },
             },
           ]
@@ -146,7 +191,8 @@ export function sections(r: Report): Section[] {
           rows: r.divergence.flatMap((e) => {
             const rows: Cell[][] = [];
             if (e.missingIn.length) rows.push([e.identity, '(resource)', ...siteNames.map((s) => ofSite(e.names, s)?.name ?? '(missing)')]);
-            for (const f of e.fields) rows.push([e.identity, f.path, ...siteNames.map((s) => divergenceValue(e, s, ofSite(f.values, s)?.value ?? null))]);
+            for (const f of e.fields)
+              rows.push([e.identity, f.path, ...siteNames.map((s) => divergenceValue(e, s, ofSite(f.values, s)?.value ?? null))]);
             return rows;
           }),
         },
@@ -163,7 +209,12 @@ export function sections(r: Report): Section[] {
         table: {
           headers: ['kind', 'name', 'differs', ...siteNames],
           numeric: [],
-          rows: r.workloads.map((w) => [w.kind, `${w.namespace ? w.namespace + '/' : ''}${w.name}`, w.differs ? 'yes' : '', ...siteNames.map((s) => ofSite(w.versions, s)?.version ?? '(missing)')]),
+          rows: r.workloads.map((w) => [
+            w.kind,
+            `${w.namespace ? w.namespace + '/' : ''}${w.name}`,
+            w.differs ? 'yes' : '',
+            ...siteNames.map((s) => ofSite(w.versions, s)?.version ?? '(missing)'),
+          ]),
         },
       },
     ],
@@ -195,7 +246,18 @@ export function sections(r: Report): Section[] {
     tables: [
       {
         table: {
-          headers: ['site', 'role', 'hosts', 'wanted', 'CPU requested', 'CPU available', 'memory requested GiB', 'memory available GiB', 'no inventory', 'over'],
+          headers: [
+            'site',
+            'role',
+            'hosts',
+            'wanted',
+            'CPU requested',
+            'CPU available',
+            'memory requested GiB',
+            'memory available GiB',
+            'no inventory',
+            'over',
+          ],
           numeric: [2, 3, 4, 5, 6, 7, 8],
           rows: r.capacity.map((c) => [
             c.site,

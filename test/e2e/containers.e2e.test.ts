@@ -41,17 +41,21 @@ function kustomizable(input: string): boolean {
 function goldenCases(fn: string): Case[] {
   const td = join(repoRoot, 'functions', fn, 'testdata');
   if (!existsSync(td)) return [];
-  return readdirSync(td)
-    .sort()
-    .map((name) => ({ fn, name, dir: join(td, name) }))
-    .filter((c) => existsSync(join(c.dir, 'fn-config.yaml')) && !existsSync(join(c.dir, 'env.yaml')))
-    .map((c) => {
-      const results = existsSync(join(c.dir, 'results.yaml')) ? (parse(readFileSync(join(c.dir, 'results.yaml'), 'utf8')) as { severity: string }[]) : [];
-      return { ...c, expectedError: results.some((r) => r.severity === 'error') };
-    })
-    // kustomize refuses two resources with one identity; kpt refuses resources without a name
-    .filter((c) => kustomizable(existsSync(join(c.dir, 'input.yaml')) ? readFileSync(join(c.dir, 'input.yaml'), 'utf8') : ''))
-    .slice(0, CASES_PER_FUNCTION);
+  return (
+    readdirSync(td)
+      .sort()
+      .map((name) => ({ fn, name, dir: join(td, name) }))
+      .filter((c) => existsSync(join(c.dir, 'fn-config.yaml')) && !existsSync(join(c.dir, 'env.yaml')))
+      .map((c) => {
+        const results = existsSync(join(c.dir, 'results.yaml'))
+          ? (parse(readFileSync(join(c.dir, 'results.yaml'), 'utf8')) as { severity: string }[])
+          : [];
+        return { ...c, expectedError: results.some((r) => r.severity === 'error') };
+      })
+      // kustomize refuses two resources with one identity; kpt refuses resources without a name
+      .filter((c) => kustomizable(existsSync(join(c.dir, 'input.yaml')) ? readFileSync(join(c.dir, 'input.yaml'), 'utf8') : ''))
+      .slice(0, CASES_PER_FUNCTION)
+  );
 }
 
 const normalise = clusterObjects;
@@ -90,7 +94,11 @@ describe.skipIf(FUNCTIONS.length === 0)('container functions (podman)', () => {
             env: { KPT_FN_RUNTIME: 'podman' },
           });
           expect(r.status === 0, `${mode}: ${r.stderr}`).toBe(!c.expectedError);
-          outputs[mode] = Object.fromEntries(listFiles(pkg).filter((f) => f !== 'Kptfile').map((f) => [f, readFileSync(join(pkg, f), 'utf8')]));
+          outputs[mode] = Object.fromEntries(
+            listFiles(pkg)
+              .filter((f) => f !== 'Kptfile')
+              .map((f) => [f, readFileSync(join(pkg, f), 'utf8')]),
+          );
         }
         expect(outputs.image).toEqual(outputs.exec);
       });

@@ -1,7 +1,6 @@
 /** Helpers for end-to-end tests against the real kpt and kubectl binaries. */
 import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { repoRoot } from '../golden.js';
@@ -15,7 +14,11 @@ export function tempDir(prefix: string): string {
   return mkdtempSync(join(base, prefix + '-'));
 }
 
-export function run(cmd: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): SpawnSyncReturns<string> {
+export function run(
+  cmd: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {},
+): SpawnSyncReturns<string> {
   return spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 30, ...opts, env: { ...process.env, ...(opts.env ?? {}) } });
 }
 

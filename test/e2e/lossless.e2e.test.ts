@@ -9,7 +9,25 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundleExists, copyKrmFiles, dist, listFiles, repoRoot, run, tempDir, writeKptfile } from './helpers.js';
 
-const INTENT_RULES = ['schema', 'schema-unknown-field', 'yaml-ambiguous', 'reference', 'duplicate', 'hardware-profile', 'certificate-expired', 'certificate-expiring', 'certificate-not-yet-valid', 'certificate-key-mismatch', 'certificate-unreadable', 'encryption', 'insecure-tls', 'plain-http-bmc', 'template-leftover', 'capacity-hosts', 'capacity-resources'];
+const INTENT_RULES = [
+  'schema',
+  'schema-unknown-field',
+  'yaml-ambiguous',
+  'reference',
+  'duplicate',
+  'hardware-profile',
+  'certificate-expired',
+  'certificate-expiring',
+  'certificate-not-yet-valid',
+  'certificate-key-mismatch',
+  'certificate-unreadable',
+  'encryption',
+  'insecure-tls',
+  'plain-http-bmc',
+  'template-leftover',
+  'capacity-hosts',
+  'capacity-resources',
+];
 
 /** Each function with a functionConfig under which it changes nothing on these files. */
 const NO_CHANGE: { fn: string; config: string }[] = [

@@ -25,5 +25,3 @@ export const identity: FunctionDefinition<Spec> = {
     }
   },
 };
-
-

@@ -20,7 +20,8 @@ export function schemaFor(doc: Doc): string | undefined {
   if (doc.kind === 'HardwareClassification') return 'hardware-classification';
   if (doc.kind === 'NetworkCatalogue') return 'network-catalogue';
   if (doc.kind === 'VersionsCatalogue') return 'versions-catalogue';
-  if (doc.kind === 'VariableCatalogue' && typeof doc.metadata?.name === 'string' && doc.metadata.name.startsWith('hardwareprofile-')) return 'hardware-profile';
+  if (doc.kind === 'VariableCatalogue' && typeof doc.metadata?.name === 'string' && doc.metadata.name.startsWith('hardwareprofile-'))
+    return 'hardware-profile';
   if (doc.kind === 'VariableCatalogue' && doc.hosts?.m3 && !Array.isArray(doc.hosts.m3)) return 'host-catalogue';
   return undefined;
 }

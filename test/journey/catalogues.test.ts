@@ -26,7 +26,9 @@ function validator(name: string): ValidateFunction {
 }
 function errors(name: string, doc: Doc): string[] {
   const v = validator(name);
-  return v(doc) ? [] : (v.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ' ' + JSON.stringify(e.params) : ''}`);
+  return v(doc)
+    ? []
+    : (v.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}${e.params ? ' ' + JSON.stringify(e.params) : ''}`);
 }
 const clone = (d: Doc): Doc => JSON.parse(JSON.stringify(d)) as Doc;
 
@@ -52,8 +54,14 @@ describe('catalogues follow their schemas', () => {
     for (const d of docs) expect(d.doc.metadata?.annotations?.['config.kubernetes.io/local-config'], d.file).toBe('true');
   });
   it('each hardware class has its airshipctl hardware profile of the same name, and the reverse', () => {
-    const classes = docs.filter((d) => d.schema === 'hardware-classification').map((d) => d.doc.metadata.name as string).sort();
-    const profiles = docs.filter((d) => d.schema === 'hardware-profile').map((d) => (d.doc.metadata.name as string).replace(/^hardwareprofile-/, '')).sort();
+    const classes = docs
+      .filter((d) => d.schema === 'hardware-classification')
+      .map((d) => d.doc.metadata.name as string)
+      .sort();
+    const profiles = docs
+      .filter((d) => d.schema === 'hardware-profile')
+      .map((d) => (d.doc.metadata.name as string).replace(/^hardwareprofile-/, ''))
+      .sort();
     expect(profiles).toEqual(classes);
     expect(classes).toEqual(['compute-general', 'compute-large-memory', 'control-plane', 'edge-small', 'storage-nvme']);
   });
@@ -95,7 +103,9 @@ describe('schemas keep the upstream shape', () => {
     expect(errors('hardware-profile', hp)).toEqual([]);
   });
   it('the HWCC sample HardwareClassification is valid', () => {
-    const hc = readDoc(join(fixtures, 'airship/hardware-classification-controller/config/samples/metal3.io_v1alpha1_hardwareclassification.yaml'));
+    const hc = readDoc(
+      join(fixtures, 'airship/hardware-classification-controller/config/samples/metal3.io_v1alpha1_hardwareclassification.yaml'),
+    );
     expect(errors('hardware-classification', hc)).toEqual([]);
   });
   it('the airshipctl test-site host catalogue is refused: it has plaintext BMC passwords', () => {
@@ -117,20 +127,30 @@ describe('schemas reject what they must', () => {
   it('an empty hardwareCharacteristics (HWCC: at least one field is mandatory)', () => {
     const hc = find('hardware-classification');
     hc.spec.hardwareCharacteristics = {};
-    expect(errors('hardware-classification', hc)).toEqual(['/spec/hardwareCharacteristics must NOT have fewer than 1 properties {"limit":1}']);
+    expect(errors('hardware-classification', hc)).toEqual([
+      '/spec/hardwareCharacteristics must NOT have fewer than 1 properties {"limit":1}',
+    ]);
   });
   it('a misspelt bound and an architecture outside the CRD enum', () => {
     const hc = find('hardware-classification');
     hc.spec.hardwareCharacteristics.ram = { minimumSizeGb: 64 };
     hc.spec.hardwareCharacteristics.cpu.architecture = 'aarch64';
     const e = errors('hardware-classification', hc);
-    expect(e.some((x) => x.startsWith('/spec/hardwareCharacteristics/ram must NOT have additional properties {"additionalProperty":"minimumSizeGb"}'))).toBe(true);
-    expect(e.some((x) => x.startsWith('/spec/hardwareCharacteristics/cpu/architecture must be equal to one of the allowed values'))).toBe(true);
+    expect(
+      e.some((x) =>
+        x.startsWith('/spec/hardwareCharacteristics/ram must NOT have additional properties {"additionalProperty":"minimumSizeGb"}'),
+      ),
+    ).toBe(true);
+    expect(e.some((x) => x.startsWith('/spec/hardwareCharacteristics/cpu/architecture must be equal to one of the allowed values'))).toBe(
+      true,
+    );
   });
   it('a NIC vendor that is a name, not a PCI id', () => {
     const hc = find('hardware-classification');
     hc.spec.hardwareCharacteristics.nic.nicSelector = { vendor: ['Intel'] };
-    expect(errors('hardware-classification', hc)[0]).toMatch(/^\/spec\/hardwareCharacteristics\/nic\/nicSelector\/vendor\/0 must match pattern/);
+    expect(errors('hardware-classification', hc)[0]).toMatch(
+      /^\/spec\/hardwareCharacteristics\/nic\/nicSelector\/vendor\/0 must match pattern/,
+    );
   });
   it('a host with a password, an unquoted (base-60) MAC or a missing boot MAC', () => {
     const hc = find('host-catalogue');
@@ -154,20 +174,36 @@ describe('schemas reject what they must', () => {
   it('a VersionsCatalogue chart without a version', () => {
     const v = find('versions-catalogue');
     delete v.spec.charts['ingress-nginx'].version;
-    expect(errors('versions-catalogue', v)).toEqual([`/spec/charts/ingress-nginx must have required property 'version' {"missingProperty":"version"}`]);
+    expect(errors('versions-catalogue', v)).toEqual([
+      `/spec/charts/ingress-nginx must have required property 'version' {"missingProperty":"version"}`,
+    ]);
   });
 });
 
 /** HardwareInventory snapshots of the three real captures (bmh-from-redfish's golden inputs). */
 function inventory(caseName: string, profile: string, name: string): string {
   const inv = readDoc(join(repoRoot, 'functions/bmh-from-redfish/testdata', caseName, 'input.yaml'));
-  inv.metadata = { name, labels: { 'baremetal-krm.dev/hardware-profile': profile }, annotations: { 'config.kubernetes.io/local-config': 'true' } };
+  inv.metadata = {
+    name,
+    labels: { 'baremetal-krm.dev/hardware-profile': profile },
+    annotations: { 'config.kubernetes.io/local-config': 'true' },
+  };
   return stringify(inv);
 }
-const allCatalogues = (withHosts = true): string[] => docs.filter((d) => withHosts || d.schema !== 'host-catalogue').map((d) => stringify(d.doc));
+const allCatalogues = (withHosts = true): string[] =>
+  docs.filter((d) => withHosts || d.schema !== 'host-catalogue').map((d) => stringify(d.doc));
 
-async function validate(extra: string[], withHosts = true): Promise<{ exitCode: number; results: { severity: string; message: string; tags?: Record<string, string> }[] }> {
-  const out = await runFunction(intentValidate, resourceList([...allCatalogues(withHosts), ...extra], 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: IntentValidate\nmetadata:\n  name: v\nspec:\n  now: "2026-01-01T00:00:00Z"\n'));
+async function validate(
+  extra: string[],
+  withHosts = true,
+): Promise<{ exitCode: number; results: { severity: string; message: string; tags?: Record<string, string> }[] }> {
+  const out = await runFunction(
+    intentValidate,
+    resourceList(
+      [...allCatalogues(withHosts), ...extra],
+      'apiVersion: baremetal-krm.dev/v1alpha1\nkind: IntentValidate\nmetadata:\n  name: v\nspec:\n  now: "2026-01-01T00:00:00Z"\n',
+    ),
+  );
   return { exitCode: out.exitCode, results: out.results as never };
 }
 
@@ -190,8 +226,13 @@ describe('intent-validate on the catalogues', () => {
     it(`hardware class ${cls} matches exactly ${matching.join(', ') || 'none of the three servers'}`, async () => {
       const cases = ['dell-r750', 'hpe-dl385', 'supermicro-821ge'];
       // without the host catalogue: it names the same NICs (a duplicate-MAC finding otherwise)
-      const r = await validate(cases.map((c) => inventory(c, cls, c)), false);
-      const failing = [...new Set(r.results.filter((x) => x.tags?.rule === 'hardware-profile').map((x) => cases.find((c) => x.message.includes(c))))].sort();
+      const r = await validate(
+        cases.map((c) => inventory(c, cls, c)),
+        false,
+      );
+      const failing = [
+        ...new Set(r.results.filter((x) => x.tags?.rule === 'hardware-profile').map((x) => cases.find((c) => x.message.includes(c)))),
+      ].sort();
       expect(failing).toEqual(cases.filter((c) => !matching.includes(c)));
       expect(r.results.filter((x) => x.tags?.rule !== 'hardware-profile')).toEqual([]);
     });
@@ -209,7 +250,10 @@ describe('intent-validate on the catalogues', () => {
   it('finds a plaintext password if someone adds one to the host catalogue', async () => {
     const hc = clone(docs.find((d) => d.schema === 'host-catalogue')!.doc);
     hc.hosts.m3['r750-01'].bmcPassword = 'calvin';
-    const out = await runFunction(intentValidate, resourceList([stringify(hc)], 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: IntentValidate\nmetadata:\n  name: v\n'));
+    const out = await runFunction(
+      intentValidate,
+      resourceList([stringify(hc)], 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: IntentValidate\nmetadata:\n  name: v\n'),
+    );
     const enc = (out.results as { message: string; tags?: Record<string, string> }[]).filter((x) => x.tags?.rule === 'encryption');
     expect(enc.length).toBe(1);
     expect(enc[0]?.message).not.toContain('calvin');

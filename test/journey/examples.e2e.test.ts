@@ -42,7 +42,9 @@ describe('examples/kustomize', () => {
 
     it(`${s.dir}: the README's two commands are a kustomize build and a kpt render of this folder`, () => {
       const cmds = readmeCommands(join(dir, 'README.md'));
-      expect(cmds.filter((c) => c.includes('kubectl kustomize'))).toEqual([`PATH="$PWD/test/e2e/bin:$PATH" kubectl kustomize --enable-alpha-plugins examples/kustomize/${s.dir}`]);
+      expect(cmds.filter((c) => c.includes('kubectl kustomize'))).toEqual([
+        `PATH="$PWD/test/e2e/bin:$PATH" kubectl kustomize --enable-alpha-plugins examples/kustomize/${s.dir}`,
+      ]);
       expect(cmds.filter((c) => c.startsWith('kpt '))).toEqual([`kpt fn render --allow-exec examples/kustomize/${s.dir} -o unwrap`]);
     });
 
@@ -69,7 +71,10 @@ describe('examples/kustomize', () => {
       const kptfile = readFileSync(join(copy, 'Kptfile'), 'utf8');
       expect(kptfile).toContain(`exec: ./dist/${s.fn}.cjs`);
       writeFileSync(join(copy, 'Kptfile'), kptfile.replace(`exec: ./dist/${s.fn}.cjs`, `image: localhost/baremetal-krm/${s.fn}:dev`));
-      const r = run('kpt', ['fn', 'render', copy, '--image-pull-policy', 'never', '-o', 'unwrap'], { cwd: repoRoot, env: { KPT_FN_RUNTIME: 'podman' } });
+      const r = run('kpt', ['fn', 'render', copy, '--image-pull-policy', 'never', '-o', 'unwrap'], {
+        cwd: repoRoot,
+        env: { KPT_FN_RUNTIME: 'podman' },
+      });
       expect(r.status, r.stderr).toBe(0);
       expect(objects(r.stdout)).toEqual(objects(expected));
     });
@@ -84,7 +89,7 @@ describe('examples/kustomize', () => {
 
     it('the expected message is the hardware-profile finding for r750-01', () => {
       expect(finding).toBe(
-        'metadata.labels: BareMetalHost/target-infra/r750-01 does not match HardwareClassification compute-large-memory (hardware from HardwareInventory r750-01): cpu count: wanted >= 128, found 72; ram: wanted >= 1024 GB (x1024 MiB), found 524288 MiB. Fix the host\'s hardware or assign another profile [hardware-profile]',
+        "metadata.labels: BareMetalHost/target-infra/r750-01 does not match HardwareClassification compute-large-memory (hardware from HardwareInventory r750-01): cpu count: wanted >= 128, found 72; ram: wanted >= 1024 GB (x1024 MiB), found 524288 MiB. Fix the host's hardware or assign another profile [hardware-profile]",
       );
     });
 
@@ -104,7 +109,10 @@ describe('examples/kustomize', () => {
       const host = join(copy, 'hosts/r750-01.yaml');
       const text = readFileSync(host, 'utf8');
       expect(text).toContain('baremetal-krm.dev/hardware-profile: control-plane');
-      writeFileSync(host, text.replace('baremetal-krm.dev/hardware-profile: control-plane', 'baremetal-krm.dev/hardware-profile: compute-large-memory'));
+      writeFileSync(
+        host,
+        text.replace('baremetal-krm.dev/hardware-profile: control-plane', 'baremetal-krm.dev/hardware-profile: compute-large-memory'),
+      );
       const r = run('kpt', ['fn', 'render', '--allow-exec', copy, '-o', 'unwrap'], { cwd: repoRoot });
       expect(r.status).not.toBe(0);
       expect(r.stderr).toContain(finding);

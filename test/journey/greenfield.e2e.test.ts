@@ -33,7 +33,9 @@ describe('greenfield journey', () => {
     // the simulator's password is never printed
     expect(r.stdout + r.stderr).not.toContain('BMC_PASSWORD=password');
     // the work folder really started without inventory: discovery wrote it
-    expect(readFileSync(join(dir, 'site/inventory/r750-01.yaml'), 'utf8')).toBe(readFileSync(join(example, 'site/inventory/r750-01.yaml'), 'utf8'));
+    expect(readFileSync(join(dir, 'site/inventory/r750-01.yaml'), 'utf8')).toBe(
+      readFileSync(join(example, 'site/inventory/r750-01.yaml'), 'utf8'),
+    );
   });
 
   it('rendering the committed inventory (what CI and pre-commit do) is idempotent', () => {
@@ -49,7 +51,9 @@ describe('greenfield journey', () => {
     writeFileSync(f, readFileSync(f, 'utf8').replace('online: false', 'online: true'));
     const r = node(['--render', '--check', '--from', from, '--dir', tempDir('journey-drift-out')]);
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain('journey: drift between the committed files and the journey\'s output:\n  rendered/hosts/r750-01.yaml: differs');
+    expect(r.stderr).toContain(
+      "journey: drift between the committed files and the journey's output:\n  rendered/hosts/r750-01.yaml: differs",
+    );
   });
 
   it('the drift check catches a catalogue change that was not re-rendered, and a stray rendered file', () => {
@@ -101,10 +105,15 @@ describe('greenfield journey', () => {
   });
 
   it('the pre-commit hooks pass as committed (entries run as pre-commit would)', () => {
-    const pc = parse(readFileSync(join(example, '.pre-commit-config.yaml'), 'utf8')) as { repos: { hooks: { id: string; entry: string; files: string; exclude?: string; pass_filenames?: boolean }[] }[] };
+    const pc = parse(readFileSync(join(example, '.pre-commit-config.yaml'), 'utf8')) as {
+      repos: { hooks: { id: string; entry: string; files: string; exclude?: string; pass_filenames?: boolean }[] }[];
+    };
     const tracked = run('git', ['ls-files'], { cwd: repoRoot }).stdout.split('\n').filter(Boolean);
     for (const h of pc.repos[0]?.hooks ?? []) {
-      const files = h.pass_filenames === false ? [] : tracked.filter((f) => new RegExp(h.files).test(f) && !(h.exclude && new RegExp(h.exclude).test(f)));
+      const files =
+        h.pass_filenames === false
+          ? []
+          : tracked.filter((f) => new RegExp(h.files).test(f) && !(h.exclude && new RegExp(h.exclude).test(f)));
       if (h.pass_filenames !== false) expect(files.length, h.id).toBeGreaterThan(5);
       const r = run('sh', ['-c', `${h.entry} ${files.join(' ')}`], { cwd: repoRoot });
       expect(r.status, `${h.id}: ${r.stdout}${r.stderr}`).toBe(0);
@@ -115,7 +124,13 @@ describe('greenfield journey', () => {
     const dir = tempDir('journey-precommit-secret');
     const f = join(dir, 'host-catalogue.yaml');
     cpSync(join(repoRoot, 'catalogues/hosts/host-catalogue.yaml'), f);
-    writeFileSync(f, readFileSync(f, 'utf8').replace('      bootMode: UEFI\n      # the NIC', '      bootMode: UEFI\n      bmcPassword: calvin-Sup3r\n      # the NIC'));
+    writeFileSync(
+      f,
+      readFileSync(f, 'utf8').replace(
+        '      bootMode: UEFI\n      # the NIC',
+        '      bootMode: UEFI\n      bmcPassword: calvin-Sup3r\n      # the NIC',
+      ),
+    );
     const r = run('sh', ['-c', `node dist/baremetal-krm.cjs validate ${f}`], { cwd: repoRoot });
     expect(r.status).toBe(1);
     expect(r.stdout + r.stderr).toContain('[encryption]');

@@ -35,7 +35,10 @@ describe('greenfield-site rendered/', () => {
   it('is plain YAML: no local-config, no function configs, no Airship or baremetal-krm kinds, no tool annotations', () => {
     for (const { f, d } of docs) {
       const ann = (d.metadata?.annotations ?? {}) as Record<string, string>;
-      expect(Object.keys(ann).filter((k) => /config\.kubernetes\.io\//.test(k)), f).toEqual([]);
+      expect(
+        Object.keys(ann).filter((k) => /config\.kubernetes\.io\//.test(k)),
+        f,
+      ).toEqual([]);
       expect(String(d.apiVersion), f).not.toMatch(/airshipit\.org|baremetal-krm\.dev|kpt\.dev/);
     }
   });
@@ -43,7 +46,8 @@ describe('greenfield-site rendered/', () => {
   it('has no BMC credentials in plain text: hosts reference <host>-bmc-secret, which is not in Git', () => {
     const text = files.map((f) => readFileSync(f, 'utf8')).join('\n');
     expect(text).not.toMatch(/password|username/i);
-    for (const { d } of docs.filter(({ d }) => d.kind === 'BareMetalHost')) expect(d.spec.bmc.credentialsName).toBe(`${d.metadata.name}-bmc-secret`);
+    for (const { d } of docs.filter(({ d }) => d.kind === 'BareMetalHost'))
+      expect(d.spec.bmc.credentialsName).toBe(`${d.metadata.name}-bmc-secret`);
   });
 
   it('each folder has a kustomization.yaml listing exactly its files', () => {
@@ -56,7 +60,11 @@ describe('greenfield-site rendered/', () => {
         .sort();
       expect(listed, dir).toEqual(present);
     }
-    expect((parse(read('examples/greenfield-site/rendered/kustomization.yaml')) as Doc).resources).toEqual(['hosts', 'namespaces', 'phase-plans']);
+    expect((parse(read('examples/greenfield-site/rendered/kustomization.yaml')) as Doc).resources).toEqual([
+      'hosts',
+      'namespaces',
+      'phase-plans',
+    ]);
   });
 
   it('every Flux Kustomization of the plan points at a rendered folder that kustomize can build', () => {
@@ -73,7 +81,12 @@ describe('greenfield-site Flux objects', () => {
   const repo = readDoc(join(gs, 'flux/gitrepository.yaml'));
   const ks = readDoc(join(gs, 'flux/site-kustomization.yaml'));
   it('the GitRepository is what the rendered Kustomizations name as their source', () => {
-    expect([repo.apiVersion, repo.kind, repo.metadata.name, repo.metadata.namespace]).toEqual(['source.toolkit.fluxcd.io/v1', 'GitRepository', 'fleet', 'flux-system']);
+    expect([repo.apiVersion, repo.kind, repo.metadata.name, repo.metadata.namespace]).toEqual([
+      'source.toolkit.fluxcd.io/v1',
+      'GitRepository',
+      'fleet',
+      'flux-system',
+    ]);
     // the ignore rules keep exactly rendered/ (gitignore semantics: everything, then re-include)
     expect(String(repo.spec.ignore).trim().split('\n')).toEqual(['/*', '!/examples/greenfield-site/rendered/']);
   });
@@ -96,15 +109,24 @@ describe('greenfield-site CI workflow and pre-commit config', () => {
   it('builds, validates the catalogues, renders and validates the site, then fails on drift, in that order', () => {
     const runs = steps.filter((s) => s.run).map((s) => String(s.run));
     const idx = (re: RegExp): number => runs.findIndex((r) => re.test(r));
-    const order = [/npm run build/, /vitest run test\/journey\/catalogues\.test\.ts/, /node examples\/greenfield-site\/journey\.mjs --render/, /git diff --exit-code/];
+    const order = [
+      /npm run build/,
+      /vitest run test\/journey\/catalogues\.test\.ts/,
+      /node examples\/greenfield-site\/journey\.mjs --render/,
+      /git diff --exit-code/,
+    ];
     const at = order.map(idx);
-    expect(at.every((i) => i >= 0), JSON.stringify(at)).toBe(true);
+    expect(
+      at.every((i) => i >= 0),
+      JSON.stringify(at),
+    ).toBe(true);
     expect([...at].sort((a, b) => a - b)).toEqual(at);
     // new, uncommitted output counts as drift too
     expect(runs[at[3] ?? -1]).toContain('git add --intent-to-add examples/greenfield-site');
   });
   it('every file the workflow runs exists', () => {
-    for (const f of ['examples/greenfield-site/journey.mjs', 'test/journey/catalogues.test.ts', 'scripts/build.mjs']) expect(existsSync(join(repoRoot, f)), f).toBe(true);
+    for (const f of ['examples/greenfield-site/journey.mjs', 'test/journey/catalogues.test.ts', 'scripts/build.mjs'])
+      expect(existsSync(join(repoRoot, f)), f).toBe(true);
   });
   it('pre-commit: local hooks whose entries exist and whose file patterns match files of this repository', () => {
     const pc = parse(read('examples/greenfield-site/.pre-commit-config.yaml')) as Doc;
@@ -119,7 +141,9 @@ describe('greenfield-site CI workflow and pre-commit config', () => {
 });
 
 describe('copies of the reference catalogues are still equal to catalogues/', () => {
-  const hw = ['control-plane', 'compute-general', 'compute-large-memory', 'storage-nvme'].map((c) => read(`catalogues/hardware-profiles/${c}.yaml`)).join('---\n');
+  const hw = ['control-plane', 'compute-general', 'compute-large-memory', 'storage-nvme']
+    .map((c) => read(`catalogues/hardware-profiles/${c}.yaml`))
+    .join('---\n');
   const cases: [string, string][] = [
     ['examples/greenfield-site/site/catalogues/networking.yaml', read('catalogues/networking/networking.yaml')],
     ['examples/greenfield-site/site/catalogues/versions.yaml', read('catalogues/versions/versions.yaml')],

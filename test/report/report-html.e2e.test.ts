@@ -24,7 +24,11 @@ const consoleErrors: string[] = [];
 async function cells(table: string, col: number): Promise<string[]> {
   // runs in the page: rows typed structurally (the project compiles without the DOM lib)
   type Row = { style: { display: string }; cells: { textContent: string | null }[] };
-  return page.$$eval(`#${table} tbody tr`, (rows, c) => (rows as unknown as Row[]).filter((r) => r.style.display !== 'none').map((r) => r.cells[c]!.textContent ?? ''), col);
+  return page.$$eval(
+    `#${table} tbody tr`,
+    (rows, c) => (rows as unknown as Row[]).filter((r) => r.style.display !== 'none').map((r) => r.cells[c]!.textContent ?? ''),
+    col,
+  );
 }
 
 beforeAll(async () => {
@@ -36,10 +40,21 @@ beforeAll(async () => {
   let json = '';
   await reportMain(['--format', 'json', ...args], { out: (t) => void (json += t), err: () => undefined });
   report = JSON.parse(json) as Report;
-  expect(await reportMain(['--format', 'html', '--output', join(OUT, 'report.html'), ...args], { out: () => undefined, err: () => undefined })).toBe(0);
+  expect(
+    await reportMain(['--format', 'html', '--output', join(OUT, 'report.html'), ...args], { out: () => undefined, err: () => undefined }),
+  ).toBe(0);
   browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   page.on('console', (m) => {

@@ -29,7 +29,12 @@ beforeAll(() => {
   mkdirSync(OUT, { recursive: true });
   const k = join(OUT, 'kustomized');
   cpSync(TEST_SITE, k, { recursive: true });
-  writeFileSync(join(k, 'kustomization.yaml'), `resources:\n${files(k).map((f) => `- ${f}`).join('\n')}\n`);
+  writeFileSync(
+    join(k, 'kustomization.yaml'),
+    `resources:\n${files(k)
+      .map((f) => `- ${f}`)
+      .join('\n')}\n`,
+  );
   const broken = join(OUT, 'broken');
   mkdirSync(broken);
   writeFileSync(join(broken, 'kustomization.yaml'), 'resources:\n- missing.yaml\n');
@@ -47,11 +52,25 @@ describe('report on a kustomization (kubectl kustomize)', () => {
     expect(kr.certificates.map(({ site: _s, file: _f, ...c }) => c)).toEqual(fr.certificates.map(({ site: _s, file: _f, ...c }) => c));
     // kustomize drops local-config documents: the HardwareInventory of node03 and node06
     expect(kr.sites[0]!.objects).toBe(fr.sites[0]!.objects - 2);
-    expect(kr.hardware.hosts.filter((h) => h.hardwareSource === undefined).map((h) => h.name).sort()).toEqual(['node02', 'node03', 'node06']);
+    expect(
+      kr.hardware.hosts
+        .filter((h) => h.hardwareSource === undefined)
+        .map((h) => h.name)
+        .sort(),
+    ).toEqual(['node02', 'node03', 'node06']);
   });
 
   it('compares a kustomization with a rendered folder', () => {
-    const r = report(['--format', 'json', '--now', NOW, '--fail-on', 'divergence', `rendered=${TEST_SITE}`, `built=${join(OUT, 'kustomized')}`]);
+    const r = report([
+      '--format',
+      'json',
+      '--now',
+      NOW,
+      '--fail-on',
+      'divergence',
+      `rendered=${TEST_SITE}`,
+      `built=${join(OUT, 'kustomized')}`,
+    ]);
     expect(r.code).toBe(1);
     const rep = JSON.parse(r.out) as Report;
     expect(rep.divergence.map((e) => e.identity)).toEqual(['host[role=worker,profile=worker]#1', 'host[role=worker,profile=worker]#2']);

@@ -39,11 +39,25 @@ interface Case {
 const CASES: Case[] = [
   { name: 'test-site.txt', args: () => ['--now', NOW, '--max-rows', '0', sites['test-site']!], exit: 0 },
   { name: 'four-sites.json', args: () => ['--format', 'json', '--now', NOW, '--config', CONFIG, ...all()], exit: 0 },
-  { name: 'four-sites-reference.md', args: () => ['--format', 'markdown', '--now', NOW, '--config', CONFIG, '--reference', 'test-site', ...all()], exit: 0 },
+  {
+    name: 'four-sites-reference.md',
+    args: () => ['--format', 'markdown', '--now', NOW, '--config', CONFIG, '--reference', 'test-site', ...all()],
+    exit: 0,
+  },
   { name: 'four-sites.html', args: () => ['--format', 'html', '--now', NOW, '--config', CONFIG, ...all()], exit: 0 },
   {
     name: 'fail-on.txt',
-    args: () => ['--now', NOW, '--config', CONFIG, '--fail-on', 'expired-certs,unencrypted-secrets,divergence,over-capacity,unmatched-hosts', sites['test-site']!, sites['site-b']!, sites['site-d']!],
+    args: () => [
+      '--now',
+      NOW,
+      '--config',
+      CONFIG,
+      '--fail-on',
+      'expired-certs,unencrypted-secrets,divergence,over-capacity,unmatched-hosts',
+      sites['test-site']!,
+      sites['site-b']!,
+      sites['site-d']!,
+    ],
     exit: 1,
   },
 ];
@@ -95,7 +109,13 @@ describe('report contents', () => {
     expect(r.now).toBe(NOW);
     expect(r.certificates.map((c) => c.daysLeft)).toEqual([...r.certificates.map((c) => c.daysLeft)].sort((a, b) => a - b));
     const first = r.certificates[0]!;
-    expect(first).toMatchObject({ site: 'site-d', status: 'expired', notAfter: '2020-09-28T17:03:12Z', daysLeft: -246, file: 'kubeconfig/old-admin.yaml' });
+    expect(first).toMatchObject({
+      site: 'site-d',
+      status: 'expired',
+      notAfter: '2020-09-28T17:03:12Z',
+      daysLeft: -246,
+      file: 'kubeconfig/old-admin.yaml',
+    });
     expect(r.certificates.find((c) => c.site === 'test-site' && c.daysLeft === 106)?.subject).toBe('O=system:masters, CN=kubernetes-admin');
   });
 
@@ -104,7 +124,16 @@ describe('report contents', () => {
     expect(r.hardware.hosts.filter((h) => h.site === 'site-c').map((h) => h.name)).toContain('c-node01');
     expect(r.divergence.filter((e) => e.identity.startsWith('host['))).toEqual([]);
     const phase = r.divergence.find((e) => e.identity === 'Phase workers-target');
-    expect(phase).toEqual({ identity: 'Phase workers-target', kind: 'Phase', names: [{ site: 'test-site', name: 'workers-target' }, { site: 'site-c', name: null }], missingIn: ['site-c'], fields: [] });
+    expect(phase).toEqual({
+      identity: 'Phase workers-target',
+      kind: 'Phase',
+      names: [
+        { site: 'test-site', name: 'workers-target' },
+        { site: 'site-c', name: null },
+      ],
+      missingIn: ['site-c'],
+      fields: [],
+    });
   });
 
   it('addresses and MACs are ignored by default and shown with --no-default-ignores', async () => {
@@ -135,7 +164,13 @@ describe('report contents', () => {
   it('a host whose hardware misses its profile is listed with the reasons', async () => {
     const r = await json([sites['site-b']!]);
     const h = r.hardware.hosts.find((x) => x.name === 'node06')!;
-    expect(h).toMatchObject({ profileStatus: 'mismatch', manufacturer: 'Dell Inc.', model: 'PowerEdge R750', cpuCount: 72, biosVersion: '1.8.2' });
+    expect(h).toMatchObject({
+      profileStatus: 'mismatch',
+      manufacturer: 'Dell Inc.',
+      model: 'PowerEdge R750',
+      cpuCount: 72,
+      biosVersion: '1.8.2',
+    });
     expect(h.profiles[0]!.failures).toContain('cpu.minCount: wanted >= 128 threads, found 72');
     expect(r.hardware.mix).toEqual([
       { site: 'site-b', model: 'Dell Inc. PowerEdge R750', hosts: 4 },
@@ -147,9 +182,19 @@ describe('report contents', () => {
   it('workloads side by side, differing only when more than the site name differs', async () => {
     const r = await json([sites['test-site']!, sites['site-b']!]);
     const ingress = r.workloads.find((w) => w.kind === 'HelmRelease')!;
-    expect(ingress).toEqual({ kind: 'HelmRelease', name: 'ingress', versions: [{ site: 'test-site', version: 'ingress-nginx@3.5.1' }, { site: 'site-b', version: 'ingress-nginx@4.0.1' }], differs: true });
+    expect(ingress).toEqual({
+      kind: 'HelmRelease',
+      name: 'ingress',
+      versions: [
+        { site: 'test-site', version: 'ingress-nginx@3.5.1' },
+        { site: 'site-b', version: 'ingress-nginx@4.0.1' },
+      ],
+      differs: true,
+    });
     const ks = r.workloads.find((w) => w.name === 'deploy-gating-initinfra-target')!;
-    expect(ks.versions.find((v) => v.site === 'site-b')?.version).toBe('./manifests/site/site-b/target/initinfra (GitRepository/flux-system)');
+    expect(ks.versions.find((v) => v.site === 'site-b')?.version).toBe(
+      './manifests/site/site-b/target/initinfra (GitRepository/flux-system)',
+    );
     expect(ks.differs).toBe(false);
   });
 
@@ -182,7 +227,11 @@ describe('report thresholds (exit 1 for CI)', () => {
     it(`--fail-on ${t} on ${site}: exit ${code}`, async () => {
       const r = await run(['--format', 'json', '--now', NOW, '--config', CONFIG, '--fail-on', t, sites[site]!]);
       expect(r.code).toBe(code);
-      expect(r.err).toBe(code ? `baremetal-krm report: threshold broken: --fail-on ${t} (${(JSON.parse(r.out) as Report).thresholds.find((x) => x.name === t)!.count})\n` : '');
+      expect(r.err).toBe(
+        code
+          ? `baremetal-krm report: threshold broken: --fail-on ${t} (${(JSON.parse(r.out) as Report).thresholds.find((x) => x.name === t)!.count})\n`
+          : '',
+      );
     });
 
   it('--fail-on divergence: two identical sites pass, a changed one fails', async () => {
@@ -203,7 +252,9 @@ describe('report errors (exit 2, naming the problem and the fix)', () => {
     expect(r.err).toContain('two sites are named test-site: name them with NAME=PATH');
   });
   it('bad options', async () => {
-    expect((await run(['--fail-on', 'everything', sites['test-site']!])).err).toContain('--fail-on everything: unknown threshold; use expired-certs');
+    expect((await run(['--fail-on', 'everything', sites['test-site']!])).err).toContain(
+      '--fail-on everything: unknown threshold; use expired-certs',
+    );
     expect((await run(['--now', 'yesterday', sites['test-site']!])).err).toContain('--now yesterday: use an RFC 3339 time');
     expect((await run(['--format', 'pdf', sites['test-site']!])).err).toContain('--format pdf: use text, json, markdown or html');
     expect((await run(['--colour', sites['test-site']!])).err).toContain('unknown option --colour');
@@ -218,10 +269,15 @@ describe('report errors (exit 2, naming the problem and the fix)', () => {
     const r = await run(['--config', bad, sites['test-site']!]);
     expect(r.code).toBe(2);
     expect(r.err).toContain('spec.failOn[0]: must be equal to one of the allowed values (expired-certs');
-    writeFileSync(bad, 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: CrossSiteReport\nspec:\n  intent:\n    certificates:\n      warnDays: soon\n');
+    writeFileSync(
+      bad,
+      'apiVersion: baremetal-krm.dev/v1alpha1\nkind: CrossSiteReport\nspec:\n  intent:\n    certificates:\n      warnDays: soon\n',
+    );
     expect((await run(['--config', bad, sites['test-site']!])).err).toContain('spec.intent.certificates.warnDays: must be integer');
     writeFileSync(bad, 'apiVersion: v1\nkind: ConfigMap\n');
-    expect((await run(['--config', bad, sites['test-site']!])).err).toContain('expected apiVersion baremetal-krm.dev/v1alpha1, kind CrossSiteReport');
+    expect((await run(['--config', bad, sites['test-site']!])).err).toContain(
+      'expected apiVersion baremetal-krm.dev/v1alpha1, kind CrossSiteReport',
+    );
   });
   it('documents that are not KRM objects are skipped with a note', async () => {
     const dir = join(root, 'odd');

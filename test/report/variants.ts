@@ -51,16 +51,31 @@ export function writeVariants(root: string): Record<'test-site' | 'site-b' | 'si
   edit(join(b, 'workload/helmrelease.yaml'), 'version: 3.5.1', 'version: 4.0.1');
   edit(join(b, 'workload/deployments.yaml'), 'analytics:v2.1.3', 'analytics:v2.2.0');
   edit(join(b, 'workload/deployments.yaml'), /replicas: 4\n/, 'replicas: 14\n');
-  edit(join(b, 'catalogues/versions-airshipctl.yaml'), /(capm3:[^\n]*\n\s+manager:\n\s+repository: quay.io\/metal3-io\n\s+tag: )v0\.5\.0/, '$1v0.5.1');
+  edit(
+    join(b, 'catalogues/versions-airshipctl.yaml'),
+    /(capm3:[^\n]*\n\s+manager:\n\s+repository: quay.io\/metal3-io\n\s+tag: )v0\.5\.0/,
+    '$1v0.5.1',
+  );
   walk(b, (f) => {
     const t = readFileSync(f, 'utf8');
     writeFileSync(f, t.replace(/10\.23\.2([45])\./g, '10.42.2$1.').replace(/52:54:00:/g, '52:54:01:'));
   });
-  writeFileSync(join(b, 'hardware/node06.yaml'), readFileSync(join(b, 'hardware/node01.yaml'), 'utf8').replace('name: node01', 'name: node06'));
+  writeFileSync(
+    join(b, 'hardware/node06.yaml'),
+    readFileSync(join(b, 'hardware/node01.yaml'), 'utf8').replace('name: node01', 'name: node06'),
+  );
 
   const c = copy('site-c');
-  edit(join(c, 'phases/phases.yaml'), /---\napiVersion: airshipit.org\/v1alpha1\nkind: Phase\nmetadata:\n  name: workers-target\n[\s\S]*?(?=---\n)/, '');
-  edit(join(c, 'flux/kustomizations.yaml'), /---\napiVersion: kustomize.toolkit.fluxcd.io\/v1\nkind: Kustomization\nmetadata:\n  name: deploy-gating-workers-target\n[\s\S]*?(?=---\n|$)/, '');
+  edit(
+    join(c, 'phases/phases.yaml'),
+    /---\napiVersion: airshipit.org\/v1alpha1\nkind: Phase\nmetadata:\n {2}name: workers-target\n[\s\S]*?(?=---\n)/,
+    '',
+  );
+  edit(
+    join(c, 'flux/kustomizations.yaml'),
+    /---\napiVersion: kustomize.toolkit.fluxcd.io\/v1\nkind: Kustomization\nmetadata:\n {2}name: deploy-gating-workers-target\n[\s\S]*?(?=---\n|$)/,
+    '',
+  );
   for (const dir of ['hosts', 'hardware'])
     walk(join(c, dir), (f) => {
       const t = readFileSync(f, 'utf8');

@@ -5,7 +5,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync, copyFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse, stringify, parseAllDocuments } from 'yaml';
+import { stringify, parseAllDocuments } from 'yaml';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '../../..');
@@ -14,11 +14,16 @@ const air = join(fx, 'airship/airshipctl/manifests');
 const out = join(here, 'test-site');
 rmSync(out, { recursive: true, force: true });
 
-const docs = (file) => parseAllDocuments(readFileSync(file, 'utf8')).map((d) => d.toJS()).filter((d) => d && d.kind);
+const docs = (file) =>
+  parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((d) => d.toJS())
+    .filter((d) => d?.kind);
 const strip = (d) => {
   const a = d.metadata?.annotations;
   if (a) {
-    for (const k of Object.keys(a)) if (k.startsWith('config.kubernetes.io/') || k.startsWith('internal.config.kubernetes.io/') || k === 'baremetal-krm.dev/generated-by') delete a[k];
+    for (const k of Object.keys(a))
+      if (k.startsWith('config.kubernetes.io/') || k.startsWith('internal.config.kubernetes.io/') || k === 'baremetal-krm.dev/generated-by')
+        delete a[k];
     if (Object.keys(a).length === 0) delete d.metadata.annotations;
   }
   return d;
@@ -59,14 +64,37 @@ for (const n of ['node01', 'node04', 'node05']) {
   hd.metadata = { name: n, namespace: 'target-infra' };
   write(`hardware/${n}.yaml`, [hd]);
 }
-for (const [n, c] of [['node03', 'hpe-dl385'], ['node06', 'supermicro-821ge']]) {
+for (const [n, c] of [
+  ['node03', 'hpe-dl385'],
+  ['node06', 'supermicro-821ge'],
+]) {
   const inv = strip(fromRedfish(c, 'HardwareInventory'));
   inv.metadata = { name: n, namespace: 'target-infra', annotations: { 'config.kubernetes.io/local-config': 'true' } };
   write(`hardware/${n}.yaml`, [inv]);
 }
 write('hardware/profiles.yaml', [
-  { apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'HardwareProfile', metadata: { name: 'controlplane' }, spec: { cpu: { architecture: 'x86_64', minCount: 64 }, memory: { minGiB: 256 }, disks: [{ type: 'NVME', count: 2 }], nics: { minCount: 2 } } },
-  { apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'HardwareProfile', metadata: { name: 'worker' }, spec: { cpu: { architecture: 'x86_64', minCount: 128 }, memory: { minGiB: 1024 }, disks: [{ type: 'NVME', count: 4 }], bootMode: 'UEFI' } },
+  {
+    apiVersion: 'baremetal-krm.dev/v1alpha1',
+    kind: 'HardwareProfile',
+    metadata: { name: 'controlplane' },
+    spec: {
+      cpu: { architecture: 'x86_64', minCount: 64 },
+      memory: { minGiB: 256 },
+      disks: [{ type: 'NVME', count: 2 }],
+      nics: { minCount: 2 },
+    },
+  },
+  {
+    apiVersion: 'baremetal-krm.dev/v1alpha1',
+    kind: 'HardwareProfile',
+    metadata: { name: 'worker' },
+    spec: {
+      cpu: { architecture: 'x86_64', minCount: 128 },
+      memory: { minGiB: 1024 },
+      disks: [{ type: 'NVME', count: 4 }],
+      bootMode: 'UEFI',
+    },
+  },
 ]);
 
 // catalogues (unmodified): host catalogue (plaintext BMC passwords, as published), networking,
@@ -80,13 +108,24 @@ copy(join(air, 'site/test-site/target/controlplane/metal3machinetemplate.yaml'),
 for (const f of ['phases.yaml', 'plan.yaml', 'executors.yaml', 'cluster-map.yaml']) copy(join(air, 'phases', f), `phases/${f}`);
 
 // Flux: the Kustomizations phase-plan-expand renders for the gating plan, and the ingress HelmRelease
-const ks = docs(join(repo, 'functions/phase-plan-expand/testdata/deploy-gating/expected.yaml')).filter((d) => d.kind === 'Kustomization' && d.apiVersion.startsWith('kustomize.toolkit.fluxcd.io')).map(strip);
+const ks = docs(join(repo, 'functions/phase-plan-expand/testdata/deploy-gating/expected.yaml'))
+  .filter((d) => d.kind === 'Kustomization' && d.apiVersion.startsWith('kustomize.toolkit.fluxcd.io'))
+  .map(strip);
 write('flux/kustomizations.yaml', ks);
 copy(join(air, 'type/gating/target/workload/ingress/helmrelease.yaml'), 'workload/helmrelease.yaml');
 // workloads with resource requests on each role (written for the capacity view; not upstream)
 const deploy = (name, image, replicas, sel, cpu, memory) => ({
-  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name, namespace: 'workload' },
-  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { nodeSelector: sel, containers: [{ name, image, resources: { requests: { cpu, memory } } }] } } },
+  apiVersion: 'apps/v1',
+  kind: 'Deployment',
+  metadata: { name, namespace: 'workload' },
+  spec: {
+    replicas,
+    selector: { matchLabels: { app: name } },
+    template: {
+      metadata: { labels: { app: name } },
+      spec: { nodeSelector: sel, containers: [{ name, image, resources: { requests: { cpu, memory } } }] },
+    },
+  },
 });
 write('workload/deployments.yaml', [
   deploy('api-gateway', 'quay.io/airshipit/api-gateway:v1.4.0', 3, { 'node-role.kubernetes.io/master': '' }, '4', '8Gi'),
