@@ -25,16 +25,15 @@ function walk(dir, out = []) {
   return out;
 }
 
-// 1. per-function pre-build hooks (e.g. turning CRDs into *.schema.json)
+// 1. pre-build hooks (src/**/prebuild.mjs, functions/*/prebuild.mjs) (e.g. turning CRDs into *.schema.json)
 const functionsDir = join(root, 'functions');
 const functions = existsSync(functionsDir)
   ? readdirSync(functionsDir)
       .filter((f) => existsSync(join(functionsDir, f, 'main.ts')))
       .sort()
   : [];
-for (const fn of existsSync(functionsDir) ? readdirSync(functionsDir) : []) {
-  const hook = join(functionsDir, fn, 'prebuild.mjs');
-  if (existsSync(hook)) execFileSync(process.execPath, [hook], { stdio: 'inherit', cwd: root });
+for (const hook of [...walk(join(root, 'src')), ...walk(functionsDir)].filter((f) => basename(f) === 'prebuild.mjs').sort()) {
+  execFileSync(process.execPath, [hook], { stdio: 'inherit', cwd: root });
 }
 
 /**
@@ -67,7 +66,7 @@ for (const file of [...walk(join(root, 'src')), ...walk(functionsDir), ...walk(j
   const code = esmRuntimeImports(standaloneCode(ajv, validate));
   const target = join(outDir, `${name}.validate.js`);
   if (!existsSync(target) || readFileSync(target, 'utf8') !== code) writeFileSync(target, code);
-  const dts = `import type { CompiledValidator } from '${relative(outDir, join(root, 'src/krm/main.js')).replace(/\\/g, '/')}';\ndeclare const validate: CompiledValidator;\nexport default validate;\n`;
+  const dts = `import type { CompiledValidator } from '${relative(outDir, join(root, 'src/krm/index.js')).replace(/\\/g, '/')}';\ndeclare const validate: CompiledValidator;\nexport default validate;\n`;
   writeFileSync(join(outDir, `${name}.validate.d.ts`), dts.replace("from 'src", "from './src"));
   schemas++;
 }

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { EMIT_OPTIONS, readInput, runFunction, type FunctionDefinition } from '../src/krm/index.js';
-import { indentItem, splitStream } from '../src/krm/scan.js';
+import { indentItem, splitStream } from '../src/krm/index.js';
 
 export const repoRoot = join(import.meta.dirname, '..');
 

@@ -6,10 +6,10 @@ import { describeGolden } from '../../test/golden.js';
 import { loadYaml, readInput, runFunction, type KubeObject } from '../../src/krm/index.js';
 import { expandPaths, runValidate } from '../../src/cli/validate.js';
 import { definition } from './function.js';
-import { analyse, type IntentValidateSpec } from './analyse.js';
-import { builtinValidator, lineOfPath } from './schema.js';
-import { unpack, validateSpec } from './packed.js';
-import { BUILTIN_KEYS } from './generated/builtin-keys.js';
+import { analyse, type IntentValidateSpec } from '../../src/validate/analyse.js';
+import { builtinValidator, lineOfPath } from '../../src/validate/schema.js';
+import { unpack, validateSpec } from '../../src/validate/packed.js';
+import { BUILTIN_KEYS } from '../../src/validate/generated/builtin-keys.js';
 
 const testdata = join(import.meta.dirname, 'testdata');
 describeGolden(definition, testdata);

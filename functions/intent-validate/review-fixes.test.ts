@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readInput, type KubeObject } from '../../src/krm/index.js';
 import { runValidate } from '../../src/cli/validate.js';
-import { analyse, type IntentValidateSpec } from './analyse.js';
+import { analyse, type IntentValidateSpec } from '../../src/validate/analyse.js';
 
 function items(yaml: string): KubeObject[] {
   return readInput(yaml).items;

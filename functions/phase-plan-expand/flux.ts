@@ -2,7 +2,7 @@
  * Flux pieces: DNS-1123 names, KubernetesApply waitOptions conditions as Flux
  * `healthCheckExprs` (CEL), and the Kustomization object itself.
  */
-import { lazy } from '../../src/krm/lazy.js';
+import { lazy } from '../../src/krm/index.js';
 
 /** node:crypto costs ~10 ms to load (it pulls in streams): only names that need a hash load it. */
 const crypto = lazy(() => require('node:crypto') as typeof import('node:crypto'), 'node:crypto', import.meta.url);

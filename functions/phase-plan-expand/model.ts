@@ -5,7 +5,7 @@
  * exceptions.
  */
 import type { KubeObject } from '../../src/krm/index.js';
-import { isRecord as isMap } from '../../src/krm/data.js';
+import { isRecord as isMap } from '../../src/krm/index.js';
 
 export const AIRSHIP_GROUP = 'airshipit.org';
 /** Our graph extension on a Phase: comma-separated names of phases (or step ids) it depends on. */

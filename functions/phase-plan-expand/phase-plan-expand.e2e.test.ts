@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot, resourceList } from '../../test/golden.js';
-import { splitStream } from '../../src/krm/scan.js';
+import { splitStream } from '../../src/krm/index.js';
 import { syntheticSite } from './synthetic.js';
 
 const work = mkdtempSync(join(tmpdir(), 'ppe-e2e-'));

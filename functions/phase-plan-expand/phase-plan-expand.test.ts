@@ -5,7 +5,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { describeGolden, itemsStream, resourceList } from '../../test/golden.js';
 import { runFunction } from '../../src/krm/index.js';
-import { splitStream } from '../../src/krm/scan.js';
+import { splitStream } from '../../src/krm/index.js';
 import { definition } from './function.js';
 import { conditionToCel, dnsName } from './flux.js';
 

@@ -2,7 +2,7 @@
  * generate: the airshipctl hostgenerator-m3 template (manifests/function/hostgenerator-m3/
  * hosttemplate.yaml) as code, with its silent failures turned into error results.
  */
-import { yamlLib } from '../../src/krm/lazy.js';
+import { yamlLib } from '../../src/krm/index.js';
 
 const yamlParse = (
   src: string,
@@ -14,7 +14,7 @@ import { indent, sortedKeys, toYaml } from './goyaml.js';
 import { canonicalIp, isIpAddress, netmaskPrefix, parseCidr, parseIp, parseRange, Pool, type Family } from './ipam.js';
 import { isMap, redfishAddress, ROLE_LABEL, type Host, type Inputs, type Json, type Networking, type Profile } from './inputs.js';
 import type { Spec, RoleRule } from './spec.js';
-import { compareStrings } from '../../src/krm/compare.js';
+import { compareStrings } from '../../src/krm/index.js';
 import { chooseBootMac } from '../../src/model/host-policy.js';
 
 export const MAC_RE = /^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$/;

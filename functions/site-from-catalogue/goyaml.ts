@@ -8,7 +8,7 @@
  * Not reproduced: yaml.v2 folds plain and quoted scalars with spaces past column 80 onto the next
  * line (the values of a networkData catalogue are short).
  */
-import { isRecord as isMap } from '../../src/krm/data.js';
+import { isRecord as isMap } from '../../src/krm/index.js';
 
 // --- yaml.v2 resolve.go: which plain texts resolve to something other than a string ---------
 

@@ -5,7 +5,7 @@
  */
 import type { Context, KubeObject } from '../../src/krm/index.js';
 import type { HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
-import { isRecord as isMap } from '../../src/krm/data.js';
+import { isRecord as isMap } from '../../src/krm/index.js';
 
 export const AIRSHIP_GROUP = 'airshipit.org';
 export const ROLE_LABEL = 'airshipit.org/k8s-role';

@@ -1,5 +1,5 @@
 /** IPv4 and IPv6 helpers (addresses as bigint) and the stable allocator of host addresses. */
-import { lazy } from '../../src/krm/lazy.js';
+import { lazy } from '../../src/krm/index.js';
 
 /** node:net pulls in Node's streams (~10 ms at start): loaded on the first address. */
 const net = lazy(() => require('node:net') as typeof import('node:net'), 'node:net', import.meta.url);

@@ -5,7 +5,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { runFunction } from '../../src/krm/index.js';
 import { describeGolden, itemsStream, repoRoot, resourceList } from '../../test/golden.js';
-import { splitStream } from '../../src/krm/scan.js';
+import { splitStream } from '../../src/krm/index.js';
 import { definition } from './function.js';
 import { canonicalIp, formatIp, parseIp } from './ipam.js';
 import { goKeyOrder, goScalar, toYaml } from './goyaml.js';

@@ -6,11 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { API_VERSION, Results, formatResult, loadYaml, readSpec } from '../krm/index.js';
 import { KubeObject } from '../krm/index.js';
-import { analyse, type Finding } from '../../functions/intent-validate/analyse.js';
-import { definition } from '../../functions/intent-validate/function.js';
-import { lineOfPath } from '../../functions/intent-validate/schema.js';
-import { readExtraCrds } from '../../functions/intent-validate/extra.js';
-import { RULES } from '../../functions/intent-validate/rules.js';
+import { analyse, CONFIG, type Finding, type IntentValidateSpec, lineOfPath, readExtraCrds, rulesHelp } from '../validate/index.js';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from './args.js';
 import { CLUSTER_SCOPED, kustomizeFacts } from './kustomization.js';
@@ -25,7 +21,7 @@ same as the KRM function) and prints one line per result: FILE:LINE: SEVERITY: R
   --quiet         only errors and the summary
 
 Rules:
-${RULES.map((r) => `  ${r.id.padEnd(26)} ${r.severity.padEnd(8)} ${r.summary}`).join('\n')}
+${rulesHelp()}
 `;
 
 /** YAML/JSON files named, and those under named folders (sorted, dot-folders and node_modules skipped). */
@@ -87,7 +83,7 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
       io.err(`baremetal-krm validate: --config ${cfg}: ${(e as Error).message}\n`);
       return 2;
     }
-    const s = readSpec(definition, fc, results);
+    const s = readSpec<IntentValidateSpec>(CONFIG, fc, results);
     if (s === undefined) {
       for (const r of results.list) io.err(`${cfg}: ${formatResult(r)}\n`);
       return 2;

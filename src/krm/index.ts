@@ -7,6 +7,7 @@ export {
   runFunction,
   helpText,
   readSpec,
+  type ConfigDefinition,
   API_VERSION,
   REPORT_ONLY,
   type FunctionDefinition,
@@ -19,3 +20,4 @@ export { schemaReference, schemaMarkdown, type JsonSchema } from './schema-doc.j
 export { lazy, yamlLib, PARSE_OPTIONS } from './lazy.js';
 export { compareStrings } from './compare.js';
 export { isRecord } from './data.js';
+export { splitStream, indentItem } from './scan.js';

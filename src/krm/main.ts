@@ -65,7 +65,10 @@ function describeAjvError(e: NonNullable<CompiledValidator['errors']>[number]): 
 }
 
 /** Reads the spec from the functionConfig; reports what is wrong as results. */
-export function readSpec<Spec>(def: FunctionDefinition<Spec>, fc: KubeObject | undefined, results: Results): Spec | undefined {
+/** What `readSpec` needs of a function: its name, config kind and spec validator. */
+export type ConfigDefinition = Pick<FunctionDefinition<unknown>, 'name' | 'configKind' | 'validateSpec' | 'fromConfigMap'>;
+
+export function readSpec<Spec>(def: ConfigDefinition, fc: KubeObject | undefined, results: Results): Spec | undefined {
   let spec: unknown = {};
   if (fc) {
     let data: Record<string, unknown>;
@@ -131,7 +134,7 @@ export async function runFunction<Spec>(
     const output = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n' + writeOutput(empty, [], results.list);
     return finish(output, results.list);
   }
-  const spec = readSpec(def, parsed.functionConfig, results);
+  const spec = readSpec<Spec>(def, parsed.functionConfig, results);
   let items = parsed.items;
   let internal = '';
   if (spec !== undefined) {

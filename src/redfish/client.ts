@@ -6,7 +6,7 @@
  * Nothing it throws or logs contains the credentials.
  */
 import type { Dispatcher } from 'undici';
-import { lazy } from '../krm/lazy.js';
+import { lazy } from '../krm/index.js';
 
 /** undici, loaded on first use: generate mode and --help never pay for it (see scripts/build.mjs). */
 const undici = lazy(() => require('undici') as typeof import('undici'), 'undici', import.meta.url);

@@ -6,8 +6,7 @@
  */
 import { redactString } from './redact.js';
 import type { KubeObject } from '../krm/index.js';
-import { analyse, type Analysis, type HostFact, type IntentValidateSpec } from '../../functions/intent-validate/analyse.js';
-import { loadCrypto } from '../../functions/intent-validate/certificates.js';
+import { analyse, type Analysis, type HostFact, type IntentValidateSpec } from '../validate/analyse.js';
 import { divergence, type SiteInput, type ValueClass } from './divergence.js';
 import type { Site } from './load.js';
 import {
@@ -25,7 +24,7 @@ import {
   type Threshold,
   type WorkloadRow,
 } from './model.js';
-import { isRecord as isObj } from '../krm/data.js';
+import { isRecord as isObj } from '../krm/index.js';
 
 export const THRESHOLDS = [
   'expired-certs',
@@ -198,7 +197,6 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
       ...opts.intent.rules,
     },
   };
-  await loadCrypto();
 
   const summaries: SiteSummary[] = [];
   const certificates: CertificateRow[] = [];

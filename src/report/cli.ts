@@ -4,8 +4,8 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { loadYaml } from '../krm/index.js';
-import type { IntentValidateSpec } from '../../functions/intent-validate/analyse.js';
-import validateIntentSpec from '../../functions/intent-validate/generated/spec.validate.js';
+import type { IntentValidateSpec } from '../validate/analyse.js';
+import validateIntentSpec from '../validate/generated/spec.validate.js';
 import validateConfig from './generated/config.validate.js';
 import { buildReport, THRESHOLDS, type ReportOptions, type ThresholdName } from './build.js';
 import type { ValueClass } from './divergence.js';

@@ -8,11 +8,11 @@
  * Secret values and key material are never compared by value or shown: only their presence.
  */
 import type { KubeObject } from '../krm/index.js';
-import type { HostFact } from '../../functions/intent-validate/analyse.js';
+import type { HostFact } from '../validate/analyse.js';
 import type { DivergenceEntry, DivergenceField } from './model.js';
-import { compareStrings } from '../krm/compare.js';
+import { compareStrings } from '../krm/index.js';
 import { isSensitiveKey, redactString } from './redact.js';
-import { isRecord as isObj } from '../krm/data.js';
+import { isRecord as isObj } from '../krm/index.js';
 
 export type ValueClass = 'mac' | 'ip' | 'site-name';
 

@@ -3,7 +3,7 @@
  * spec.hardware) or bmh-from-redfish's `HardwareInventory` spec, and the profile matchers:
  * Metal3 `HardwareClassification` with its controller's semantics, and our `HardwareProfile`.
  */
-import { isRecord as isObj } from '../../src/krm/data.js';
+import { isRecord as isObj } from '../krm/index.js';
 
 export interface HostDisk {
   name: string;

@@ -5,7 +5,7 @@
  *
  * It reads items with `obj.data` (the fast reader) and never keeps or prints secret values.
  */
-import type { KubeObject } from '../../src/krm/index.js';
+import type { KubeObject } from '../krm/index.js';
 import { RULES, type RuleSeverity } from './rules.js';
 import { checkSchemas, type SchemaOptions } from './schema.js';
 import { checkCertificates, type CertificateFact } from './certificates.js';
@@ -969,8 +969,8 @@ function scanNetworkData(
   });
 }
 
-import { loadYaml } from '../../src/krm/index.js';
-import { isRecord as isObj } from '../../src/krm/data.js';
+import { loadYaml } from '../krm/index.js';
+import { isRecord as isObj } from '../krm/index.js';
 function loadYamlLazy(text: string): unknown {
   return loadYaml(text);
 }

@@ -3,11 +3,11 @@
  * input, extra CRDs), unknown fields where the schema is closed, and YAML 1.1 scalars that
  * YAML 1.1 and 1.2 readers disagree on. Validators load lazily, only for kinds present.
  */
-import type { KubeObject } from '../../src/krm/index.js';
+import type { KubeObject } from '../krm/index.js';
 import { crdSchemas, withoutRequired } from './crd.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 import { unpack } from './packed.js';
-import { isRecord as isObj } from '../../src/krm/data.js';
+import { isRecord as isObj } from '../krm/index.js';
 
 export interface SchemaOptions {
   skipKinds: Set<string>;

@@ -6,10 +6,10 @@
  * Key material is compared, never printed.
  */
 import type * as Crypto from 'node:crypto';
-import type { KubeObject, ResourceRef } from '../../src/krm/index.js';
-import { loadYaml } from '../../src/krm/index.js';
-import { lazy } from '../../src/krm/lazy.js';
-import { isRecord as isObj } from '../../src/krm/data.js';
+import type { KubeObject, ResourceRef } from '../krm/index.js';
+import { loadYaml } from '../krm/index.js';
+import { lazy } from '../krm/index.js';
+import { isRecord as isObj } from '../krm/index.js';
 
 export interface CertificateFact {
   subject: string;
@@ -35,8 +35,6 @@ export interface CertFinding {
 
 /** node:crypto, loaded when the first PEM certificate is met (keeps start-up small). */
 const cryptoLib = lazy(() => require('node:crypto') as typeof Crypto, 'node:crypto', import.meta.url);
-/** Kept for callers written when node:crypto had to be loaded up front: it now loads on first use. */
-export async function loadCrypto(): Promise<void> {}
 
 const B64_PEM = 'LS0tLS1CRUdJTi'; // base64 of "-----BEGIN"
 const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;

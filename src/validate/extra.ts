@@ -1,9 +1,9 @@
 /** CRDs from files and folders named in spec.schemas.paths. */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Results } from '../../src/krm/index.js';
-import { loadYaml } from '../../src/krm/index.js';
-import { splitStream } from '../../src/krm/scan.js';
+import type { Results } from '../krm/index.js';
+import { loadYaml } from '../krm/index.js';
+import { splitStream } from '../krm/index.js';
 
 export function readExtraCrds(paths: string[], results: Results): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];

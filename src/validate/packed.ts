@@ -5,8 +5,8 @@
  * A run compiles only what its input needs, so the bundle's start stays close to node's own.
  * The sources are our own build output, never input.
  */
-import type { CompiledValidator } from '../../src/krm/index.js';
-import { lazy } from '../../src/krm/lazy.js';
+import type { CompiledValidator } from '../krm/index.js';
+import { lazy } from '../krm/index.js';
 import { PACKED } from './generated/packed.js';
 
 const zlib = lazy(() => require('node:zlib') as typeof import('node:zlib'), 'node:zlib', import.meta.url);
