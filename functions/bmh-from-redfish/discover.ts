@@ -9,6 +9,7 @@ import type { Context, Desired, ResultOptions } from '../../src/krm/index.js';
 import { Limiter, normalizePath, RedfishClient, type Credentials } from '../../src/redfish/client.js';
 import { describeFailure, discoverSystem, listSystems } from '../../src/redfish/discover.js';
 import { INVENTORY_API_VERSION, INVENTORY_KIND, type HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
+import { hostAddresses, parseCidr } from '../../src/model/ip.js';
 import { dnsName, naturalCompare, OWNER_DISCOVER, type Spec } from './types.js';
 
 interface Target {
@@ -101,22 +102,11 @@ export function rangeOrigin(scheme: string, host: string, port: number): string 
   return new URL(`${scheme}://${host}:${port}`).origin;
 }
 
-function hostsOf(cidr: string): string[] {
-  const [ip, bitsS] = cidr.split('/');
-  const bits = Number(bitsS);
-  const parts = ip!.split('.').map(Number);
-  if (parts.some((n) => n > 255) || bits > 32) throw new Error(`${cidr} is not an IPv4 CIDR`);
-  if (bits < 20) throw new Error(`${cidr} has more than 4096 addresses; split it into /20 or smaller ranges`);
-  const base = ((parts[0]! << 24) | (parts[1]! << 16) | (parts[2]! << 8) | parts[3]!) >>> 0;
-  const size = 2 ** (32 - bits);
-  const start = (base & ~(size - 1)) >>> 0;
-  const out: string[] = [];
-  for (let i = 0; i < size; i++) {
-    if (size >= 4 && (i === 0 || i === size - 1)) continue; // network and broadcast
-    const n = (start + i) >>> 0;
-    out.push(`${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`);
-  }
-  return out;
+function hostsOf(text: string): string[] {
+  const cidr = parseCidr(text, { strict: false });
+  if (!cidr || cidr.family !== 4) throw new Error(`${text} is not an IPv4 CIDR`);
+  if (cidr.prefix < 20) throw new Error(`${text} has more than 4096 addresses; split it into /20 or smaller ranges`);
+  return [...hostAddresses(cidr)];
 }
 
 /** `{hostName|serviceTag|serialNumber}` over the inventory; undefined when every choice is empty. */

@@ -1,3 +1,5 @@
+import { toDnsSubdomain } from '../../src/model/dns-name.js';
+
 export interface BmcEntry {
   address: string;
   name?: string;
@@ -46,15 +48,9 @@ export interface Spec {
 export const OWNER_DISCOVER = 'bmh-from-redfish/discover';
 export const OWNER_GENERATE = 'bmh-from-redfish/generate';
 
-/** `Foo Bar_1.` -> `foo-bar-1` (DNS-1123 label-ish, <= 63). */
+/** A host name as a BareMetalHost name: a DNS-1123 subdomain of at most 63 characters ('' when nothing is left). */
 export function dnsName(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/[^a-z0-9.-]+/g, '-')
-    .replace(/-+/g, '-')
-    .replace(/^[^a-z0-9]+|[^a-z0-9]+$/g, '')
-    .slice(0, 63)
-    .replace(/[^a-z0-9]+$/, '');
+  return toDnsSubdomain(s, { max: 63 });
 }
 
 /** natural order: `2` < `10` */

@@ -2,25 +2,12 @@
  * Flux pieces: DNS-1123 names, KubernetesApply waitOptions conditions as Flux
  * `healthCheckExprs` (CEL), and the Kustomization object itself.
  */
-import { lazy } from '../../src/krm/index.js';
-
-/** node:crypto costs ~10 ms to load (it pulls in streams): only names that need a hash load it. */
-const crypto = lazy(() => require('node:crypto') as typeof import('node:crypto'), 'node:crypto', import.meta.url);
+import { toDnsLabel } from '../../src/model/dns-name.js';
 import { isMap, str, type Data } from './model.js';
 
-/** A DNS-1123 label (<= 63 chars, also a valid label value): lowercase, `-` for the rest, hash when too long. */
+/** A Kustomization or folder name from a plan or phase name: a DNS-1123 label (`x` when nothing is left). */
 export function dnsName(raw: string): string {
-  let s = raw
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, '-')
-    .replace(/-{2,}/g, '-')
-    .replace(/^-+|-+$/g, '');
-  if (s === '') s = 'x';
-  if (s.length > 63) {
-    const h = crypto().createHash('sha256').update(raw).digest('hex').slice(0, 8);
-    s = s.slice(0, 54).replace(/-+$/, '') + '-' + h;
-  }
-  return s;
+  return toDnsLabel(raw, { fallback: 'x' });
 }
 
 function celString(v: string): string {

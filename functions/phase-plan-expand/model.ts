@@ -5,7 +5,9 @@
  * exceptions.
  */
 import type { KubeObject } from '../../src/krm/index.js';
-import { isRecord as isMap } from '../../src/krm/index.js';
+import { isRecord as isMap, nonEmptyText as str } from '../../src/krm/index.js';
+
+export { str };
 
 export const AIRSHIP_GROUP = 'airshipit.org';
 /** Our graph extension on a Phase: comma-separated names of phases (or step ids) it depends on. */
@@ -23,9 +25,6 @@ export const EXECUTOR_KINDS: Record<string, { needsBundle: boolean; flux: boolea
 export type Data = Record<string, unknown>;
 
 export { isMap };
-export function str(v: unknown): string | undefined {
-  return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
-}
 
 export interface PhaseDoc {
   obj: KubeObject;

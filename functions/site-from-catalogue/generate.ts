@@ -11,7 +11,8 @@ const yamlParse = (
 import type { Context, KubeObject } from '../../src/krm/index.js';
 import { INVENTORY_KIND, type HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
 import { indent, sortedKeys, toYaml } from './goyaml.js';
-import { canonicalIp, isIpAddress, netmaskPrefix, parseCidr, parseIp, parseRange, Pool, type Family } from './ipam.js';
+import { canonicalIp, type Family, isIpAddress, netmaskPrefix, parseCidr, parseIp, parseRange } from '../../src/model/ip.js';
+import { Pool } from './ipam.js';
 import { isMap, redfishAddress, ROLE_LABEL, type Host, type Inputs, type Json, type Networking, type Profile } from './inputs.js';
 import type { Spec, RoleRule } from './spec.js';
 import { compareStrings } from '../../src/krm/index.js';

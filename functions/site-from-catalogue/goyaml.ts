@@ -8,52 +8,11 @@
  * Not reproduced: yaml.v2 folds plain and quoted scalars with spaces past column 80 onto the next
  * line (the values of a networkData catalogue are short).
  */
-import { isRecord as isMap } from '../../src/krm/index.js';
+import { isRecord as isMap, YAML11_FALSE, YAML11_NULL, YAML11_SPECIAL_FLOAT, YAML11_TRUE } from '../../src/krm/index.js';
 
 // --- yaml.v2 resolve.go: which plain texts resolve to something other than a string ---------
 
-const RESOLVE_MAP = new Set([
-  'y',
-  'Y',
-  'yes',
-  'Yes',
-  'YES',
-  'true',
-  'True',
-  'TRUE',
-  'on',
-  'On',
-  'ON',
-  'n',
-  'N',
-  'no',
-  'No',
-  'NO',
-  'false',
-  'False',
-  'FALSE',
-  'off',
-  'Off',
-  'OFF',
-  '',
-  '~',
-  'null',
-  'Null',
-  'NULL',
-  '.nan',
-  '.NaN',
-  '.NAN',
-  '.inf',
-  '.Inf',
-  '.INF',
-  '+.inf',
-  '+.Inf',
-  '+.INF',
-  '-.inf',
-  '-.Inf',
-  '-.INF',
-  '<<',
-]);
+const RESOLVE_MAP: ReadonlySet<string> = new Set([...YAML11_TRUE, ...YAML11_FALSE, ...YAML11_NULL, ...YAML11_SPECIAL_FLOAT, '<<']);
 const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
 const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
 const MAX_U64 = (1n << 64n) - 1n;

@@ -7,7 +7,7 @@ import { runFunction } from '../../src/krm/index.js';
 import { describeGolden, itemsStream, repoRoot, resourceList } from '../../test/golden.js';
 import { splitStream } from '../../src/krm/index.js';
 import { definition } from './function.js';
-import { canonicalIp, formatIp, parseIp } from './ipam.js';
+import { canonicalIp, formatIp, parseIp } from '../../src/model/ip.js';
 import { goKeyOrder, goScalar, toYaml } from './goyaml.js';
 import fc from 'fast-check';
 

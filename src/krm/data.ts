@@ -4,3 +4,29 @@
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
+
+/** A field path as messages write it: `spec.bmc.address`, `items[2].name`. */
+export function dotted(path: readonly (string | number)[]): string {
+  let s = '';
+  for (const p of path) s += typeof p === 'number' ? `[${p}]` : (s ? '.' : '') + p;
+  return s;
+}
+
+/** The value at a path in plain data, or undefined. */
+export function dig(v: unknown, ...path: (string | number)[]): unknown {
+  for (const p of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string | number, unknown>)[p];
+  }
+  return v;
+}
+
+/** A scalar read as text: a string as it is, a number written out; anything else undefined. */
+export function scalarText(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
+}
+
+/** Like `scalarText`, but an empty string counts as absent. */
+export function nonEmptyText(v: unknown): string | undefined {
+  return typeof v === 'string' ? (v === '' ? undefined : v) : typeof v === 'number' ? String(v) : undefined;
+}

@@ -3,10 +3,10 @@
  * when no YAML reader could take them for anything else, else as JSON strings (valid YAML
  * double-quoted scalars). It saves loading the `yaml` package just to write results.
  */
+import { isYaml11Word, wordsPattern, YAML11_FALSE, YAML11_NULL, YAML11_TRUE } from './yaml11.js';
 
 // YAML 1.1 words for booleans and null, and `e0`/`E+5`, which the yaml package's 1.1 float reads as numbers
-const AMBIGUOUS =
-  /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF|null|Null|NULL|~|[eE][-+]?[0-9].*)$/;
+const AMBIGUOUS = new RegExp(`^(?:${wordsPattern([...YAML11_TRUE, ...YAML11_FALSE, ...YAML11_NULL])}|[eE][-+]?[0-9].*)$`);
 
 function safePlain(s: string): boolean {
   return /^[A-Za-z_/][A-Za-z0-9_ ./()-]*$/.test(s) && !s.endsWith(' ') && !AMBIGUOUS.test(s);
@@ -65,10 +65,8 @@ export function plainYaml(value: unknown, indent = ''): string {
 // to a few ms.
 
 /** Every default tag test of the `yaml` package's yaml-1.1 schema other than str (stringify checks them). */
-const YAML11_NON_STRING = [
-  /^(?:~|[Nn]ull|NULL)?$/,
-  /^(?:Y|y|[Yy]es|YES|[Tt]rue|TRUE|[Oo]n|ON)$/,
-  /^(?:N|n|[Nn]o|NO|[Ff]alse|FALSE|[Oo]ff|OFF)$/,
+const YAML11_NON_STRING: { test(s: string): boolean }[] = [
+  { test: (s: string): boolean => isYaml11Word(s) },
   /^[-+]?0b[0-1_]+$/,
   /^[-+]?0[0-7_]+$/,
   /^[-+]?[0-9][0-9_]*$/,

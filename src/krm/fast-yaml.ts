@@ -10,14 +10,11 @@
  * fast path can only ever be faster, never different. A property test holds it to that.
  */
 import { PARSE_OPTIONS, yamlLib } from './lazy.js';
+import { YAML11_FALSE, YAML11_NULL, YAML11_TRUE } from './yaml11.js';
 
 /** Thrown internally when the input leaves the subset; never escapes this module. */
 class Unsure extends Error {}
 const UNSURE = new Unsure();
-
-const TRUE_WORDS = new Set(['y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON']);
-const FALSE_WORDS = new Set(['n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF']);
-const NULL_WORDS = new Set(['', '~', 'null', 'Null', 'NULL']);
 
 /**
  * YAML 1.1 numbers exactly as the `yaml` package's yaml-1.1 schema resolves them (int.js,
@@ -45,9 +42,9 @@ function resolveNumber(text: string): unknown {
 }
 
 function resolvePlain(text: string): unknown {
-  if (NULL_WORDS.has(text)) return null;
-  if (TRUE_WORDS.has(text)) return true;
-  if (FALSE_WORDS.has(text)) return false;
+  if (YAML11_NULL.has(text)) return null;
+  if (YAML11_TRUE.has(text)) return true;
+  if (YAML11_FALSE.has(text)) return false;
   const c = text.charCodeAt(0);
   // digits, '+', '-', '.', and 'e'/'E' (yaml 1.1's float pattern accepts `e0`, `E+5`)
   if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46 || c === 101 || c === 69) return resolveNumber(text);

@@ -24,7 +24,7 @@ import {
   type Threshold,
   type WorkloadRow,
 } from './model.js';
-import { isRecord as isObj } from '../krm/index.js';
+import { isRecord as isObj, nonEmptyText as str } from '../krm/index.js';
 
 export const THRESHOLDS = [
   'expired-certs',
@@ -53,7 +53,6 @@ export interface ReportOptions {
 const SECURITY_RULES = new Set(['encryption', 'insecure-tls', 'plain-http-bmc']);
 
 type Obj = Record<string, unknown>;
-const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined);
 
 function cmp(a: string | number | undefined, b: string | number | undefined): number {
   if (a === b) return 0;

@@ -102,17 +102,6 @@ export function objectMatcher(patterns: string[] | undefined): (kind: string, ns
 
 const SEVERITY = new Map(RULES.map((r) => [r.id, r.severity]));
 
-function str(v: unknown): string | undefined {
-  return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : undefined;
-}
-/** The value at a path in plain data, or undefined. */
-function dig(v: unknown, ...path: string[]): unknown {
-  for (const p of path) {
-    if (!isObj(v)) return undefined;
-    v = v[p];
-  }
-  return v;
-}
 const B64_PEM = 'LS0tLS1CRUdJTi'; // base64 of "-----BEGIN"
 function safeData(o: KubeObject): Record<string, unknown> | undefined {
   try {
@@ -237,7 +226,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   const bmhs = kind('BareMetalHost', 'metal3.io');
   const macOwners = new Map<string, { owner: string; obj: KubeObject; field: string; path: (string | number)[] }>();
   const claimMac = (value: unknown, owner: string, obj: KubeObject, field: string, path: (string | number)[]): void => {
-    const v = str(value);
+    const v = scalarText(value);
     if (!v || !on('duplicate')) return;
     const m = mac(v);
     if (!/^([0-9a-f]{2}:){5}[0-9a-f]{2}$/.test(m)) return;
@@ -252,7 +241,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   };
   const bmcOwners = new Map<string, { owner: string; obj: KubeObject }>();
   const claimBmc = (value: unknown, owner: string, obj: KubeObject, field: string, path: (string | number)[]): void => {
-    const raw = str(value);
+    const raw = scalarText(value);
     if (!raw) return;
     // never repeat credentials written into an address (`http://admin:pw@10.0.0.1/...`): a finding of its own
     const v = raw.replace(/^([a-z0-9+.-]+:\/\/)[^/@\s]*@/i, '$1***@');
@@ -281,7 +270,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   };
   const ipOwners = new Map<string, { owner: string; obj: KubeObject }>();
   const claimIp = (network: string, value: unknown, owner: string, obj: KubeObject, field: string, path: (string | number)[]): void => {
-    const v = str(value);
+    const v = scalarText(value);
     if (!v || !on('duplicate')) return;
     const ip = v.replace(/\/\d+$/, '');
     const k = `${network}|${ip}`;
@@ -295,9 +284,9 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     else if (!prev) ipOwners.set(k, { owner, obj });
   };
   const secretRef = (o: KubeObject, name: unknown, ns: unknown, field: string, what: string): void => {
-    const n = str(name);
+    const n = scalarText(name);
     if (!n || !on('reference')) return;
-    const namespace = str(ns) ?? o.namespace;
+    const namespace = scalarText(ns) ?? o.namespace;
     if (!exists('Secret', namespace, n))
       report(
         'reference',
@@ -337,9 +326,9 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
         },
       );
     // network data: MACs and IPs
-    const nd = isObj(specD.networkData) ? str(specD.networkData.name) : undefined;
+    const nd = isObj(specD.networkData) ? scalarText(specD.networkData.name) : undefined;
     if (nd) {
-      const ns = str((specD.networkData as Record<string, unknown>).namespace) ?? o.namespace;
+      const ns = scalarText((specD.networkData as Record<string, unknown>).namespace) ?? o.namespace;
       const secret = secretsByName.get(key('Secret', ns, nd));
       if (secret) scanNetworkData(secret, owner, claimMac, claimIp);
     }
@@ -374,7 +363,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   const bmhByBmc = new Map<string, KubeObject>();
   if (inventories.length > 0)
     for (const b of bmhs) {
-      const a = str(dig(safeData(b), 'spec', 'bmc', 'address'));
+      const a = scalarText(dig(safeData(b), 'spec', 'bmc', 'address'));
       if (a) bmhByBmc.set(bmcKey(a), b);
     }
   const inventoryOf = new Map<KubeObject, KubeObject>();
@@ -382,19 +371,23 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     const d = safeData(inv);
     const s = d && isObj(d.spec) ? d.spec : {};
     const b = isObj(s.bmc) ? s.bmc : {};
-    const addr = str(b.address);
-    const full = addr ? bmcKey(addr + (str(b.systemPath) && !addr.includes('/redfish/') ? str(b.systemPath) : '')) : undefined;
+    const addr = scalarText(b.address);
+    const full = addr
+      ? bmcKey(addr + (scalarText(b.systemPath) && !addr.includes('/redfish/') ? scalarText(b.systemPath) : ''))
+      : undefined;
     const host = bmhByName.get(key('BareMetalHost', inv.namespace, inv.name)) ?? (full ? bmhByBmc.get(full) : undefined);
     const owner = host
       ? `BareMetalHost ${host.namespace ? host.namespace + '/' : ''}${host.name}`
       : `HardwareInventory ${inv.namespace ? inv.namespace + '/' : ''}${inv.name}`;
     if (host) inventoryOf.set(host, inv);
     else if (addr)
-      claimBmc(addr + (str(b.systemPath) && !addr.includes('/redfish/') ? str(b.systemPath) : ''), owner, inv, 'spec.bmc.address', [
-        'spec',
-        'bmc',
-        'address',
-      ]);
+      claimBmc(
+        addr + (scalarText(b.systemPath) && !addr.includes('/redfish/') ? scalarText(b.systemPath) : ''),
+        owner,
+        inv,
+        'spec.bmc.address',
+        ['spec', 'bmc', 'address'],
+      );
     const nics = Array.isArray(s.nics) ? s.nics : [];
     nics.forEach((n, i) => {
       if (isObj(n)) claimMac(n.mac, owner, inv, `spec.nics[${i}].mac`, ['spec', 'nics', i, 'mac']);
@@ -428,9 +421,9 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
       if (Array.isArray(groups))
         groups.forEach((g, gi) => {
           const steps = isObj(g) && Array.isArray(g.phases) ? g.phases : [];
-          const gname = isObj(g) ? str(g.name) : undefined;
+          const gname = isObj(g) ? scalarText(g.name) : undefined;
           steps.forEach((step, i) => {
-            const n = isObj(step) ? str(step.name) : undefined;
+            const n = isObj(step) ? scalarText(step.name) : undefined;
             if (n && !phaseNames.has(n) && !external('Phase', undefined, n))
               report(
                 'reference',
@@ -446,7 +439,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
       const list = plan.get('phases');
       if (!Array.isArray(list)) continue;
       list.forEach((step, i) => {
-        const n = isObj(step) ? str(step.name) : undefined;
+        const n = isObj(step) ? scalarText(step.name) : undefined;
         if (n && !phaseNames.has(n) && !external('Phase', undefined, n))
           report(
             'reference',
@@ -469,8 +462,8 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
       const cfg = p.get('config');
       const ref = isObj(cfg) && isObj(cfg.executorRef) ? cfg.executorRef : undefined;
       if (ref) {
-        const k = str(ref.kind);
-        const n = str(ref.name);
+        const k = scalarText(ref.kind);
+        const n = scalarText(ref.name);
         if (k && n && !items.some((o) => o.kind === k && o.name === n) && !external(k, undefined, n))
           report(
             'reference',
@@ -482,8 +475,8 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
             },
           );
       }
-      const inMeta = str(p.get('metadata.clusterName'));
-      const cn = inMeta ?? str(p.get('clusterName'));
+      const inMeta = scalarText(p.get('metadata.clusterName'));
+      const cn = inMeta ?? scalarText(p.get('clusterName'));
       if (cn && clusterMaps.length > 0 && !clusters.has(cn))
         report(
           'reference',
@@ -500,9 +493,9 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
       const deps = k.get('spec.dependsOn');
       if (!Array.isArray(deps)) continue;
       deps.forEach((dep, i) => {
-        const n = isObj(dep) ? str(dep.name) : undefined;
+        const n = isObj(dep) ? scalarText(dep.name) : undefined;
         if (!n) return;
-        const ns = (isObj(dep) ? str(dep.namespace) : undefined) ?? k.namespace;
+        const ns = (isObj(dep) ? scalarText(dep.namespace) : undefined) ?? k.namespace;
         const found = kind('Kustomization', 'kustomize.toolkit.fluxcd.io').some((x) => x.name === n && x.namespace === ns);
         if (!found && !external('Kustomization', ns, n))
           report(
@@ -728,7 +721,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
           ) as Record<string, unknown> | undefined;
           if (!isObj(podSpec)) continue;
           const ns = isObj(podSpec.nodeSelector) ? podSpec.nodeSelector : {};
-          if (!Object.entries(role.nodeSelector).every(([k, v]) => str(ns[k]) === v)) continue;
+          if (!Object.entries(role.nodeSelector).every(([k, v]) => scalarText(ns[k]) === v)) continue;
           let replicas = 1;
           if (w.kind === 'DaemonSet') replicas = active.length;
           else if (w.kind !== 'Pod') {
@@ -911,15 +904,6 @@ function walkHygiene(
   visit(d, []);
 }
 
-export function dotted(path: readonly (string | number)[]): string {
-  let s = '';
-  for (const p of path) {
-    if (typeof p === 'number') s += `[${p}]`;
-    else s += (s ? '.' : '') + p;
-  }
-  return s;
-}
-
 /** MACs and IPs of an OpenStack-style network_data (JSON or YAML, base64 in `data`). */
 function scanNetworkData(
   secret: KubeObject,
@@ -964,13 +948,13 @@ function scanNetworkData(
   const nets = Array.isArray(nd.networks) ? nd.networks : [];
   nets.forEach((n, i) => {
     if (!isObj(n)) return;
-    const net = str(n.network_id) ?? str(n.id) ?? str(n.link) ?? String(i);
+    const net = scalarText(n.network_id) ?? scalarText(n.id) ?? scalarText(n.link) ?? String(i);
     if (n.ip_address) claimIp(net, n.ip_address, owner, secret, `${field} networks[${i}].ip_address`, [...field.split('.')]);
   });
 }
 
 import { loadYaml } from '../krm/index.js';
-import { isRecord as isObj } from '../krm/index.js';
+import { dig, dotted, isRecord as isObj, scalarText } from '../krm/index.js';
 function loadYamlLazy(text: string): unknown {
   return loadYaml(text);
 }

@@ -9,7 +9,7 @@ import type * as Crypto from 'node:crypto';
 import type { KubeObject, ResourceRef } from '../krm/index.js';
 import { loadYaml } from '../krm/index.js';
 import { lazy } from '../krm/index.js';
-import { isRecord as isObj } from '../krm/index.js';
+import { dotted, isRecord as isObj } from '../krm/index.js';
 
 export interface CertificateFact {
   subject: string;
@@ -41,12 +41,6 @@ const PEM_CERT = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g
 const DAY = 86_400_000;
 
 type Obj = Record<string, unknown>;
-
-function dotted(path: readonly (string | number)[]): string {
-  let s = '';
-  for (const p of path) s += typeof p === 'number' ? `[${p}]` : (s ? '.' : '') + p;
-  return s;
-}
 
 function decodeMaybe(v: string, base64: boolean): string | undefined {
   if (v.includes('-----BEGIN ')) return v;

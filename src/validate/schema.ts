@@ -7,7 +7,7 @@ import type { KubeObject } from '../krm/index.js';
 import { crdSchemas, withoutRequired } from './crd.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 import { unpack } from './packed.js';
-import { isRecord as isObj } from '../krm/index.js';
+import { dotted, isRecord as isObj, wordsPattern, YAML11_ONLY_BOOL } from '../krm/index.js';
 
 export interface SchemaOptions {
   skipKinds: Set<string>;
@@ -44,11 +44,6 @@ function segments(instancePath: string): (string | number)[] {
     .split('/')
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-}
-export function dotted(path: readonly (string | number)[]): string {
-  let s = '';
-  for (const p of path) s += typeof p === 'number' ? `[${p}]` : (s ? '.' : '') + p;
-  return s;
 }
 
 /** ajv (packed, see packed.ts) for the CRDs found in the input or in spec.schemas.paths. */
@@ -204,8 +199,9 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
   }
 }
 
-const AMBIGUOUS =
-  /^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF|[-+]?0[0-7]+|[-+]?\d[\d_]*_[\d_]*|[-+]?\d+(?::[0-5]?\d){1,2}(?:\.\d*)?)$/;
+const AMBIGUOUS = new RegExp(
+  `^(?:${wordsPattern(YAML11_ONLY_BOOL)}|[-+]?0[0-7]+|[-+]?\\d[\\d_]*_[\\d_]*|[-+]?\\d+(?::[0-5]?\\d){1,2}(?:\\.\\d*)?)$`,
+);
 /** A cheap superset of AMBIGUOUS after `key: ` or `- `: most items have no candidate line at all. */
 const CANDIDATE =
   /[:-] +(?:[yYnN]|[yY]es|YES|[nN]o|NO|[oO]n|ON|[oO]ff|OFF|[-+]?0[0-7]+|[-+]?\d[\d_]*_[\d_]*|[-+]?\d+(?::[0-5]?\d){1,2}(?:\.\d*)?)[ \t]*(?:#|\r?\n|$)/;
