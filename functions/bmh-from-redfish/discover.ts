@@ -9,6 +9,7 @@ import type { Context, Desired, ResultOptions } from '../../src/krm/index.js';
 import { Limiter, normalizePath, RedfishClient, type Credentials } from '../../src/redfish/client.js';
 import { describeFailure, discoverSystem, listSystems } from '../../src/redfish/discover.js';
 import { INVENTORY_API_VERSION, INVENTORY_KIND, type HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
+import { redactBmcAddress } from '../../src/model/bmc.js';
 import { hostAddresses, parseCidr } from '../../src/model/ip.js';
 import { dnsName, naturalCompare, OWNER_DISCOVER, type Spec } from './types.js';
 
@@ -72,11 +73,6 @@ function readCredentialsFile(path: string): Record<string, Credentials> {
     out[k] = { username: e.username, password: e.password };
   }
   return out;
-}
-
-/** An address as results may show it: anything up to the last `@` (a user name or password) replaced by `***`. */
-export function redactAddress(address: string): string {
-  return address.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@');
 }
 
 export class UserinfoError extends Error {}
@@ -159,14 +155,14 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
       });
     } catch (e) {
       if (e instanceof UserinfoError)
-        ctx.results.error(`bmcs[${i}]: address "${redactAddress(b.address)}" is refused: ${e.message}`, {
+        ctx.results.error(`bmcs[${i}]: address "${redactBmcAddress(b.address)}" is refused: ${e.message}`, {
           object: fc,
           field,
           rule: 'discover/credentials-in-address',
         });
       else
         ctx.results.error(
-          `bmcs[${i}]: address "${redactAddress(b.address)}" is not usable (${(e as Error).message}); write https://host[:port][/redfish/v1/Systems/<id>]`,
+          `bmcs[${i}]: address "${redactBmcAddress(b.address)}" is not usable (${(e as Error).message}); write https://host[:port][/redfish/v1/Systems/<id>]`,
           { object: fc, field, rule: 'discover/bad-address' },
         );
     }

@@ -3,6 +3,7 @@
  * host catalogue), and the `environment.metal3.io: baremetal` label on referenced Secrets.
  */
 import type { Context, Desired, KubeObject } from '../../src/krm/index.js';
+import { schemeFor } from '../../src/model/bmc.js';
 import type { HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
 import { chooseBootMac, chooseRootDisk } from '../../src/model/host-policy.js';
 import { dnsName, naturalCompare, OWNER_GENERATE, type BmcEntry, type Spec } from './types.js';
@@ -27,15 +28,8 @@ function vendorLabel(m: string | undefined): string | undefined {
 export function bmcAddress(inv: HardwareInventorySpec, bootMethod: 'virtualmedia' | 'ipxe'): string {
   const raw = /^[a-z][a-z0-9+.-]*:\/\//i.test(inv.bmc.address) ? inv.bmc.address : `https://${inv.bmc.address}`;
   const u = new URL(raw);
-  const dell = /dell/i.test(inv.system.manufacturer ?? '');
-  const base = dell
-    ? bootMethod === 'ipxe'
-      ? 'idrac-redfish'
-      : 'idrac-virtualmedia'
-    : bootMethod === 'ipxe'
-      ? 'redfish'
-      : 'redfish-virtualmedia';
-  const scheme = u.protocol === 'http:' ? `${base}+http` : base;
+  const vendor = /dell/i.test(inv.system.manufacturer ?? '') ? 'dell' : undefined;
+  const scheme = schemeFor({ vendor, bootMethod, transport: u.protocol === 'http:' ? 'http' : 'https' });
   return `${scheme}://${u.host}${inv.bmc.systemPath}`;
 }
 

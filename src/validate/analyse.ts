@@ -6,6 +6,7 @@
  * It reads items with `obj.data` (the fast reader) and never keeps or prints secret values.
  */
 import type { KubeObject } from '../krm/index.js';
+import { bmcIdentity } from '../model/bmc.js';
 import { RULES, type RuleSeverity } from './rules.js';
 import { checkSchemas, type SchemaOptions } from './schema.js';
 import { checkCertificates, type CertificateFact } from './certificates.js';
@@ -114,18 +115,6 @@ function safeData(o: KubeObject): Record<string, unknown> | undefined {
 /** Normalises a MAC for comparison. */
 function mac(v: string): string {
   return v.trim().toLowerCase().replace(/-/g, ':');
-}
-
-/** BMC address as `host[:port]/system-path` without the driver scheme. */
-export function bmcKey(address: string): string {
-  const m = /^(?:([a-z0-9-]+(?:\+[a-z0-9-]+)?):\/\/)?([^/]+)(\/.*)?$/i.exec(address.trim());
-  if (!m) return address.trim().toLowerCase();
-  // the scheme's default port is the same BMC as no port: http 80, ipmi 623, https (every
-  // other Metal3 driver: redfish, idrac, ilo, ... default to https) 443
-  const scheme = (m[1] ?? '').toLowerCase();
-  const port = /^(?:http|[a-z0-9-]+\+http)$/.test(scheme) ? '80' : scheme === 'ipmi' ? '623' : '443';
-  const host = m[2]!.toLowerCase().replace(new RegExp(`:${port}$`), '');
-  return host + (m[3] ?? '').replace(/\/+$/, '');
 }
 
 const SENSITIVE_KEY = /pass(word|wd|phrase)?$|secret|token|private.?key|-key(-data)?$|\.key$|^key$|credential|api[-_]?key|access[-_]?key/i;
@@ -258,7 +247,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
         { object: obj, field, path },
       );
     if (!on('duplicate')) return;
-    const k = bmcKey(v);
+    const k = bmcIdentity(v);
     const prev = bmcOwners.get(k);
     if (prev && !sameHost(prev.owner, owner))
       report(
@@ -364,7 +353,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
   if (inventories.length > 0)
     for (const b of bmhs) {
       const a = scalarText(dig(safeData(b), 'spec', 'bmc', 'address'));
-      if (a) bmhByBmc.set(bmcKey(a), b);
+      if (a) bmhByBmc.set(bmcIdentity(a), b);
     }
   const inventoryOf = new Map<KubeObject, KubeObject>();
   for (const inv of inventories) {
@@ -373,7 +362,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     const b = isObj(s.bmc) ? s.bmc : {};
     const addr = scalarText(b.address);
     const full = addr
-      ? bmcKey(addr + (scalarText(b.systemPath) && !addr.includes('/redfish/') ? scalarText(b.systemPath) : ''))
+      ? bmcIdentity(addr + (scalarText(b.systemPath) && !addr.includes('/redfish/') ? scalarText(b.systemPath) : ''))
       : undefined;
     const host = bmhByName.get(key('BareMetalHost', inv.namespace, inv.name)) ?? (full ? bmhByBmc.get(full) : undefined);
     const owner = host

@@ -1,0 +1,111 @@
+/**
+ * BMC addresses as Metal3's baremetal-operator reads them, the one home for them (like BMO's
+ * pkg/hardwareutils/bmc: one table of schemes). Discovery chooses a scheme from it,
+ * site-from-catalogue writes addresses with it, intent-validate checks and compares them with it.
+ *
+ * A BMO address is `<scheme>[+http|+https]://host[:port]/<system path>`; a bare `host[:port]`
+ * is IPMI. The `+http`/`+https` suffix picks the transport of the Redfish-based schemes
+ * (https when absent).
+ */
+
+export type BootMethod = 'ipxe' | 'virtualmedia' | 'uefihttp';
+export type Transport = 'http' | 'https';
+
+export interface BmcScheme {
+  /** the scheme without a transport suffix: `idrac-virtualmedia` */
+  name: string;
+  protocol: 'redfish' | 'ipmi' | 'libvirt';
+  /** a vendor's own driver (Dell iDRAC, HPE iLO 5), else generic */
+  vendor?: 'dell' | 'hpe';
+  bootMethod: BootMethod;
+  /** whether `+http` / `+https` may follow the name */
+  transports: boolean;
+  /** whether the address carries the Redfish System path */
+  systemPath: boolean;
+}
+
+/** Every scheme BMO accepts today (metal3-io/baremetal-operator pkg/hardwareutils/bmc). */
+export const BMC_SCHEMES: readonly BmcScheme[] = [
+  { name: 'ipmi', protocol: 'ipmi', bootMethod: 'ipxe', transports: false, systemPath: false },
+  { name: 'libvirt', protocol: 'libvirt', bootMethod: 'ipxe', transports: false, systemPath: false },
+  { name: 'redfish', protocol: 'redfish', bootMethod: 'ipxe', transports: true, systemPath: true },
+  { name: 'redfish-virtualmedia', protocol: 'redfish', bootMethod: 'virtualmedia', transports: true, systemPath: true },
+  { name: 'redfish-uefihttp', protocol: 'redfish', bootMethod: 'uefihttp', transports: true, systemPath: true },
+  { name: 'idrac-redfish', protocol: 'redfish', vendor: 'dell', bootMethod: 'ipxe', transports: true, systemPath: true },
+  { name: 'idrac-virtualmedia', protocol: 'redfish', vendor: 'dell', bootMethod: 'virtualmedia', transports: true, systemPath: true },
+  { name: 'ilo5-redfish', protocol: 'redfish', vendor: 'hpe', bootMethod: 'ipxe', transports: true, systemPath: true },
+  { name: 'ilo5-virtualmedia', protocol: 'redfish', vendor: 'hpe', bootMethod: 'virtualmedia', transports: true, systemPath: true },
+];
+
+const BY_NAME = new Map(BMC_SCHEMES.map((s) => [s.name, s]));
+
+export interface BmcAddress {
+  /** the scheme as written, lowercased (`redfish+http`); `ipmi` for a bare host */
+  scheme: string;
+  /** the table entry, when BMO knows the scheme */
+  known?: BmcScheme;
+  transport?: Transport;
+  /** host as written, lowercased; IPv6 in brackets */
+  host: string;
+  /** the port as written, or undefined */
+  port?: number;
+  /** the path (system path), no trailing slash */
+  path: string;
+  /** a user name or password was written into the address */
+  userinfo: boolean;
+}
+
+/** The port a scheme uses when none is written: 623 for IPMI, 80 over +http, else 443. */
+export function defaultPort(a: Pick<BmcAddress, 'scheme' | 'transport'>): number {
+  if (a.scheme === 'ipmi') return 623;
+  return a.transport === 'http' || a.scheme === 'http' ? 80 : 443;
+}
+
+/** Reads a BMC address; undefined when it is not one (no host, a port out of range, spaces). */
+export function parseBmcAddress(address: string): BmcAddress | undefined {
+  const text = address.trim();
+  if (text === '' || /\s/.test(text)) return undefined;
+  const m = /^(?:([a-z][a-z0-9.-]*)(?:\+([a-z]+))?:\/\/)?(?:([^@/]*)@)?(\[[0-9a-f:.]+\]|[^:/[\]]+)(?::(\d*))?(\/.*)?$/i.exec(text);
+  if (!m || (m[1] === undefined && text.includes('://')) || m[5] === '') return undefined;
+  const name = (m[1] ?? 'ipmi').toLowerCase();
+  const suffix = m[2]?.toLowerCase();
+  if (suffix !== undefined && suffix !== 'http' && suffix !== 'https') return undefined;
+  const port = m[5] === undefined ? undefined : Number(m[5]);
+  if (port !== undefined && (port < 1 || port > 65535)) return undefined;
+  const known = BY_NAME.get(name);
+  const transport: Transport | undefined =
+    suffix !== undefined ? (suffix as Transport) : name === 'http' || name === 'https' ? name : known?.transports ? 'https' : undefined;
+  return {
+    scheme: suffix ? `${name}+${suffix}` : name,
+    known,
+    transport,
+    host: m[4]!.toLowerCase(),
+    port,
+    path: (m[6] ?? '').replace(/\/+$/, ''),
+    userinfo: m[3] !== undefined,
+  };
+}
+
+/**
+ * What makes two addresses the same BMC: host, port (the scheme's default left out) and system
+ * path, whatever the driver scheme (`redfish://h/S/1` and `idrac-virtualmedia://h:443/S/1`).
+ */
+export function bmcIdentity(address: string): string {
+  const a = parseBmcAddress(address);
+  if (!a) return address.trim().toLowerCase();
+  const port = a.port !== undefined && a.port !== defaultPort(a) ? `:${a.port}` : '';
+  return `${a.host}${port}${a.path}`;
+}
+
+/** The scheme to write for a vendor and boot method: the vendor's own driver where BMO has one. */
+export function schemeFor(opts: { vendor?: 'dell' | 'hpe'; bootMethod: BootMethod; transport?: Transport }): string {
+  const generic = BMC_SCHEMES.find((s) => s.protocol === 'redfish' && s.vendor === undefined && s.bootMethod === opts.bootMethod)!;
+  const own = BMC_SCHEMES.find((s) => s.protocol === 'redfish' && s.vendor === opts.vendor && s.bootMethod === opts.bootMethod);
+  const s = opts.vendor && own ? own : generic;
+  return opts.transport === 'http' ? `${s.name}+http` : s.name;
+}
+
+/** An address as messages may show it: a user name or password replaced by `***`. */
+export function redactBmcAddress(address: string): string {
+  return address.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@');
+}
