@@ -4,7 +4,7 @@
  * encryption and BMC findings, capacity per role); this module only gathers, compares across
  * sites and sorts.
  */
-import { redactString } from './redact.js';
+import { redactString } from '../secrets/redact.js';
 import type { KubeObject } from '../krm/index.js';
 import { analyse, type Analysis, type HostFact, type IntentValidateSpec } from '../validate/analyse.js';
 import { divergence, type SiteInput, type ValueClass } from './divergence.js';

@@ -11,7 +11,7 @@ import type { KubeObject } from '../krm/index.js';
 import type { HostFact } from '../validate/analyse.js';
 import type { DivergenceEntry, DivergenceField } from './model.js';
 import { compareStrings } from '../krm/index.js';
-import { isSensitiveKey, redactString } from './redact.js';
+import { isSensitiveKey, redactString } from '../secrets/redact.js';
 import { isRecord as isObj } from '../krm/index.js';
 
 export type ValueClass = 'mac' | 'ip' | 'site-name';

@@ -1,6 +1,7 @@
 /**
- * What the report never prints: values under credential-like keys, PEM private keys, sops
- * `ENC[...]` values and the `user:password@` part of URLs. Shared by divergence and workloads.
+ * The one home of redaction, what no output channel prints: values under credential-like keys,
+ * PEM private keys, sops `ENC[...]` values and the `user:password@` part of URLs. The report
+ * uses it today; every other channel is to follow.
  */
 
 /** Keys whose values are secrets (any depth, any type). Reference keys (`...Name`, `...Ref`,
