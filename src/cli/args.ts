@@ -1,30 +1,50 @@
-/** A tiny argument parser: `--flag`, `--key value`, `--key=value` and positionals. */
-export interface Parsed {
-  flags: Set<string>;
-  options: Map<string, string>;
+/**
+ * Command-line arguments for every `baremetal-krm` command, with `node:util` parseArgs:
+ * `--key value`, `--key=value`, flags, `-h`/`--help`, `--` before positionals. Usage errors
+ * are UsageError (commands exit 2 on them) with short messages.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+export class UsageError extends Error {}
+
+export interface CommandArgs {
+  /** the last value of a string option */
+  one(name: string): string | undefined;
+  /** every value of a string option, in order (options may repeat) */
+  all(name: string): string[];
+  flag(name: string): boolean;
   positional: string[];
 }
 
-export function parseArgs(argv: string[], withValue: readonly string[]): Parsed {
-  const flags = new Set<string>();
-  const options = new Map<string, string>();
-  const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '--') {
-      positional.push(...argv.slice(i + 1));
-      break;
-    }
-    if (a.startsWith('--')) {
-      const eq = a.indexOf('=');
-      const name = eq > 0 ? a.slice(2, eq) : a.slice(2);
-      if (withValue.includes(name)) {
-        const v = eq > 0 ? a.slice(eq + 1) : argv[++i];
-        if (v === undefined) throw new Error(`--${name} needs a value`);
-        options.set(name, v);
-      } else flags.add(name);
-    } else if (a === '-h') flags.add('help');
-    else positional.push(a);
+function usageMessage(e: NodeJS.ErrnoException): string {
+  const opt = /'(--?[^' ]+)/.exec(e.message)?.[1] ?? '';
+  switch (e.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${opt}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return /does not take an argument/.test(e.message) ? `${opt} takes no value` : `${opt} needs a value`;
+    default:
+      return e.message.split('. ')[0]!;
   }
-  return { flags, options, positional };
+}
+
+/** Parses `argv`: `strings` are options with a value, `flags` options without; `--help`/`-h` is always a flag. */
+export function parseCommandArgs(argv: string[], strings: readonly string[], flags: readonly string[]): CommandArgs {
+  const options: NonNullable<ParseArgsConfig['options']> = { help: { type: 'boolean', short: 'h' } };
+  for (const s of strings) options[s] = { type: 'string', multiple: true };
+  for (const f of flags) options[f] = { type: 'boolean' };
+  let parsed: { values: Record<string, unknown>; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS')) throw new UsageError(usageMessage(e as NodeJS.ErrnoException));
+    throw e;
+  }
+  const values = parsed.values;
+  return {
+    one: (name) => (values[name] as string[] | undefined)?.at(-1),
+    all: (name) => (values[name] as string[] | undefined) ?? [],
+    flag: (name) => values[name] === true,
+    positional: parsed.positionals,
+  };
 }

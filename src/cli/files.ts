@@ -1,63 +1,80 @@
 /**
- * Reading YAML files for the CLI: each document becomes a KubeObject that knows its file and
- * its first line, so results can say `file:line`.
+ * Reading YAML files for the CLI (validate, report) with the runtime's reader, so that a file
+ * means what it means to a function: a ResourceList file or a `kind: List` (what `kubectl get
+ * -o yaml` writes) is its items, JSON is JSON, and each item knows its file and first line for
+ * `file:line` messages. Only regular files are read (a FIFO would hang, /dev/zero never ends),
+ * at most MAX_INPUT_BYTES each, and bytes that are not UTF-8 are an error, never replaced.
  */
-import { readFileSync } from 'node:fs';
-import { KubeObject } from '../krm/index.js';
+import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
+import { decodeUtf8, KrmError, type KubeObject, MAX_INPUT_BYTES, readAllBytes, readInput } from '../krm/index.js';
 
 export interface FileObject {
   object: KubeObject;
   path: string;
-  /** 1-based line of the document's first line */
+  /** 1-based line of the item's first line */
   line: number;
-  /** document index in the file */
+  /** item index in the file */
   index: number;
 }
 
-/** Splits a YAML stream into documents with the line each starts on (comment-only documents dropped). */
-export function splitWithLines(text: string): { body: string; line: number }[] {
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const out: { body: string; line: number }[] = [];
-  const lines = text.split('\n');
-  let cur: string[] = [];
-  let start = 1;
-  const flush = (): void => {
-    const body = cur.join('\n');
-    if (body.split('\n').some((l) => l.trim() !== '' && !l.trimStart().startsWith('#'))) {
-      // drop leading comment/blank lines so that line numbers count from the content
-      let skip = 0;
-      while (skip < cur.length && (cur[skip]!.trim() === '' || cur[skip]!.trimStart().startsWith('#'))) skip++;
-      out.push({ body: cur.slice(skip).join('\n').replace(/\n*$/, '\n'), line: start + skip });
-    }
-  };
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (/^---(\s|$)/.test(l) || l === '...') {
-      flush();
-      cur = [];
-      const rest = l.slice(3).trim();
-      start = i + 2;
-      if (rest && !rest.startsWith('#') && l !== '...') {
-        cur = [rest];
-        start = i + 1;
-      }
-      continue;
-    }
-    cur.push(l);
-  }
-  flush();
-  return out;
+export interface ReadFiles {
+  objects: FileObject[];
+  /** paths that are not regular files, with why (`a FIFO`): not read */
+  skipped: string[];
+  /** files that cannot be read (too large, not UTF-8, permissions), as `path: message` */
+  errors: string[];
 }
 
-export function readYamlFiles(paths: string[]): FileObject[] {
-  const out: FileObject[] = [];
+function specialKind(st: Stats): string {
+  if (st.isDirectory()) return 'a folder';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice()) return 'a character device';
+  if (st.isBlockDevice()) return 'a block device';
+  return 'not a regular file';
+}
+
+/**
+ * A file's text when it is a regular file (symbolic links followed) of at most
+ * MAX_INPUT_BYTES, in UTF-8. `{ skip }` says why a special file was not read; problems with a
+ * regular file throw KrmError (or the fs error).
+ */
+export function readRegularFile(path: string): { text: string } | { skip: string } {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return { skip: specialKind(st) };
+    if (st.size > MAX_INPUT_BYTES) throw new KrmError(`larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB: not read; split it`);
+    return { text: decodeUtf8(readAllBytes(fd, path), 'the file') };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The items of one file's text (ResourceList and List unwrapped), with their lines. */
+export function fileObjects(path: string, text: string): FileObject[] {
+  return readInput(text).items.map((object, index) => {
+    const line = object.inputLine ?? 1;
+    object.sourceLine = line;
+    object.where ??= `item ${index + 1}`;
+    return { object, path, line, index };
+  });
+}
+
+/** Reads files; special files are skipped and unreadable ones reported, never fatal for the others. */
+export function readYamlFiles(paths: string[]): ReadFiles {
+  const out: ReadFiles = { objects: [], skipped: [], errors: [] };
   for (const path of paths) {
-    const text = readFileSync(path, 'utf8');
-    splitWithLines(text).forEach((d, index) => {
-      const object = KubeObject.fromDocument(d.body);
-      object.sourceLine = d.line;
-      out.push({ object, path, line: d.line, index });
-    });
+    try {
+      const r = readRegularFile(path);
+      if ('skip' in r) out.skipped.push(`${path}: ${r.skip}, not a regular file: not read`);
+      else out.objects.push(...fileObjects(path, r.text));
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      if (!(e instanceof KrmError) && !err.code) throw e;
+      out.errors.push(`${path}: ${e instanceof KrmError ? e.message : (err.message ?? String(e)).split('\n')[0]}`);
+    }
   }
   return out;
 }

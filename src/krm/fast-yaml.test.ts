@@ -83,6 +83,9 @@ const styles: { name: string; dump: (v: unknown) => string }[] = [
   { name: 'yaml flow', dump: (v) => stringify(v, { version: '1.1', collectionStyle: 'flow' }) },
   { name: 'js-yaml', dump: (v) => dump(v, { lineWidth: -1 }) },
   { name: 'js-yaml flow level 2', dump: (v) => dump(v, { flowLevel: 2 }) },
+  // go-yaml folds long plain strings over lines (CRDs' descriptions): multi-line plain scalars
+  { name: 'yaml folded narrow', dump: (v) => stringify(v, { version: '1.1', lineWidth: 24, minContentWidth: 0 }) },
+  { name: 'CRLF line ends', dump: (v) => stringify(v, { version: '1.1', indentSeq: false, lineWidth: 0 }).replace(/\n/g, '\r\n') },
 ];
 
 describe('fastLoad', () => {
@@ -148,12 +151,29 @@ describe('fastLoad', () => {
     expect((got as { spec: { list: unknown[] } }).spec.list[1]).toEqual({ name: 'b', value: 420 });
   });
 
-  it('is unsure about anchors, tags, folded and multi-line scalars, duplicate keys', () => {
+  it('reads multi-line plain scalars, CRLF line ends and tabs in literal block scalars as yaml does', () => {
+    for (const t of [
+      'a: b\n  c\n',
+      'a: b\n\n  c\n\n\n  d\nz: 1\n',
+      '- x\n  y\n- z\n',
+      'k:\n  - one two\n    three\n',
+      'a: 1\r\nb:\r\n  c: |\r\n    x\r\n    y\r\n',
+      'Makefile: |\n  all:\n  \techo hi\n  \t\n',
+    ]) {
+      expect(fastLoad(t), JSON.stringify(t)).toEqual(yaml11(t));
+    }
+  });
+
+  it('is unsure about anchors, tags, folded scalars, duplicate keys, bare CRs and tabs as indentation', () => {
     for (const t of [
       'a: &x 1\nb: *x\n',
       'a: !!str 1\n',
       'a: >\n  x\n  y\n',
-      'a: b\n  c\n',
+      'a: b\n  - c\n',
+      'a: b # c\n  d\n',
+      'a: 1\ra: 2\n',
+      'a:\n\tb: 1\n',
+      'a: |\n\tx\n',
       'a: 1\na: 2\n',
       "a: 'x\n  y'\n",
       '<<: {a: 1}\n',

@@ -9,8 +9,8 @@
  * duplicate keys, odd indentation ...). Callers then fall back to the `yaml` package, so the
  * fast path can only ever be faster, never different. A property test holds it to that.
  */
-import { PARSE_OPTIONS, yamlLib } from './lazy.js';
 import { YAML11_FALSE, YAML11_NULL, YAML11_TRUE } from './yaml11.js';
+import { MAX_DEPTH, readYaml } from './yaml-read.js';
 
 /** Thrown internally when the input leaves the subset; never escapes this module. */
 class Unsure extends Error {}
@@ -140,6 +140,7 @@ function plainText(s: string): string {
 
 class FlowReader {
   i = 0;
+  depth = 0;
   constructor(readonly s: string) {}
   ws(): void {
     while (this.s[this.i] === ' ') this.i++;
@@ -147,8 +148,12 @@ class FlowReader {
   value(): unknown {
     this.ws();
     const c = this.s[this.i];
-    if (c === '[') return this.seq();
-    if (c === '{') return this.map();
+    if (c === '[' || c === '{') {
+      if (++this.depth > MAX_DEPTH) throw UNSURE;
+      const v = c === '[' ? this.seq() : this.map();
+      this.depth--;
+      return v;
+    }
     if (c === '"' || c === "'") {
       const [v, end] = readQuoted(this.s, this.i);
       this.i = end;
@@ -273,24 +278,38 @@ function splitLines(src: string): Line[] {
   if (raw.length > 0 && raw[raw.length - 1] === '') raw.pop();
   const lines: Line[] = new Array(raw.length);
   for (let n = 0; n < raw.length; n++) {
-    const l = raw[n]!;
-    if (l.endsWith('\r')) throw UNSURE;
+    let l = raw[n]!;
+    const cr = l.indexOf('\r');
+    if (cr >= 0) {
+      // CRLF is a line break like LF; a bare CR is one too, which this reader leaves to yaml
+      if (cr !== l.length - 1) throw UNSURE;
+      l = l.slice(0, cr);
+    }
     let i = 0;
     while (l.charCodeAt(i) === 32) i++;
-    if (l.charCodeAt(i) === 9) {
-      // a tab after the indentation of a blank line is harmless; elsewhere leave it to yaml
-      throw UNSURE; // a tab in the indentation (or a tab-only line): yaml's rules are subtle
-    }
     const text = l.slice(i);
+    // a tab after the indentation is content in a literal block scalar (a Makefile); elsewhere
+    // (indentation, separation) yaml's rules are subtle: structural readers refuse such lines
     if (i === 0 && (text.startsWith('---') || text.startsWith('...') || text.startsWith('%'))) throw UNSURE;
     lines[n] = { indent: i, text, skip: text === '' || text[0] === '#' };
   }
   return lines;
 }
 
+/** A structural line must not start with a tab (a tab in the indentation, or a tab-only line). */
+function noTab(text: string): string {
+  if (text.charCodeAt(0) === 9) throw UNSURE;
+  return text;
+}
+
 class BlockReader {
   n = 0;
+  depth = 0;
   constructor(readonly lines: Line[]) {}
+
+  deeper(): void {
+    if (++this.depth > MAX_DEPTH) throw UNSURE; // yaml-read reports it, positioned
+  }
 
   skipBlank(): void {
     while (this.n < this.lines.length && this.lines[this.n]!.skip) this.n++;
@@ -298,6 +317,7 @@ class BlockReader {
 
   /** Parses the node whose first line is the current line, given that it starts at column `col`. */
   node(indent: number, text: string): unknown {
+    noTab(text);
     if (text.startsWith('- ') || text === '-') return this.seq(indent, text);
     if (keyEnd(text) >= 0) return this.map(indent, text);
     throw UNSURE; // a bare scalar or flow node as a block node
@@ -305,6 +325,7 @@ class BlockReader {
 
   /** A block sequence whose first entry is `text` at column `indent`. */
   seq(indent: number, firstText: string): unknown[] {
+    this.deeper();
     const out: unknown[] = [];
     let text: string | undefined = firstText;
     for (;;) {
@@ -360,9 +381,42 @@ class BlockReader {
       return v;
     }
     if (badPlainStart(rest)) throw UNSURE;
-    const v = resolvePlain(plainText(rest));
-    this.noContinuation(parentIndent);
-    return v;
+    const first = plainText(rest);
+    if (first.length !== trimEndYaml(rest).length) {
+      this.noContinuation(parentIndent); // a comment ends the scalar: a continuation would be an error
+      return resolvePlain(first);
+    }
+    const more = this.plainContinuation(parentIndent);
+    return more === undefined ? resolvePlain(first) : first + more; // a multi-line plain scalar is a string
+  }
+
+  /**
+   * The folded rest of a plain scalar continued on more-indented lines (go-yaml writes long
+   * strings so: CRDs' descriptions), or undefined when it does not continue. Lines that could
+   * be anything else (indicators, `: `, ` #`, tabs) are left to yaml.
+   */
+  plainContinuation(parentIndent: number): string | undefined {
+    let out = '';
+    let blank = 0;
+    let k = this.n;
+    let any = false;
+    for (; k < this.lines.length; k++) {
+      const l = this.lines[k]!;
+      if (l.text === '') {
+        blank++;
+        continue;
+      }
+      if (l.indent <= parentIndent) break;
+      if (l.skip || badPlainStart(l.text) || /^[-?:,[\]{}#&*!|>'"%@`]/.test(l.text)) throw UNSURE;
+      const t = trimEndYaml(l.text);
+      if (t.includes(': ') || t.endsWith(':') || t.includes(' #') || t.includes('\t')) throw UNSURE;
+      out += blank > 0 ? '\n'.repeat(blank) : ' ';
+      out += t;
+      blank = 0;
+      any = true;
+      this.n = k + 1;
+    }
+    return any ? out : undefined;
   }
 
   /** A plain or quoted scalar may continue on more-indented lines; we leave that to yaml. */
@@ -379,9 +433,11 @@ class BlockReader {
   }
 
   map(indent: number, firstText: string): Record<string, unknown> {
+    this.deeper();
     const out: Record<string, unknown> = {};
     let text = firstText;
     for (;;) {
+      noTab(text);
       const ke = keyEnd(text);
       if (ke < 0) throw UNSURE;
       const key = readKey(text.slice(0, ke));
@@ -423,6 +479,7 @@ class BlockReader {
         maxLeadingBlank = Math.max(maxLeadingBlank, l.indent);
         continue;
       }
+      if (l.text.charCodeAt(0) === 9) throw UNSURE; // the content indentation would start with a tab
       contentIndent = l.indent;
       break;
     }
@@ -435,7 +492,10 @@ class BlockReader {
         parts.push(l.indent > contentIndent ? ' '.repeat(l.indent - contentIndent) : '');
         continue;
       }
-      if (l.indent < contentIndent) break;
+      if (l.indent < contentIndent) {
+        if (l.text.charCodeAt(0) === 9) throw UNSURE; // white space that is not indentation
+        break;
+      }
       parts.push(' '.repeat(l.indent - contentIndent) + l.text);
     }
     // trailing empty lines only matter for chomping; the reader resumes after all of them
@@ -509,9 +569,12 @@ export function fastLoad(src: string): unknown {
   }
 }
 
-/** Parses with the fast reader, falling back to `yaml` (YAML 1.1 scalars). Throws yaml's errors. */
+/**
+ * Parses one document with the fast reader, falling back to the careful reader (yaml-read.ts:
+ * YAML 1.1 scalars, go-yaml's leniency, bounded depth and aliases). Throws YamlReadError.
+ */
 export function loadYaml(src: string): unknown {
   const v = fastLoad(src);
   if (v !== undefined) return v;
-  return yamlLib().parse(src, PARSE_OPTIONS);
+  return readYaml(src).value;
 }

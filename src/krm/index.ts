@@ -22,3 +22,4 @@ export { compareStrings } from './compare.js';
 export { dig, dotted, isRecord, nonEmptyText, scalarText } from './data.js';
 export { splitStream, indentItem } from './scan.js';
 export { YAML11_TRUE, YAML11_FALSE, YAML11_NULL, YAML11_SPECIAL_FLOAT, YAML11_ONLY_BOOL, isYaml11Word, wordsPattern } from './yaml11.js';
+export { decodeUtf8, readAllBytes, MAX_INPUT_BYTES, NotUtf8Error } from './input-bytes.js';

@@ -2,14 +2,17 @@
  * One KRM resource. It keeps the item's source text and parses only as much as it is asked
  * for: the header (apiVersion, kind, metadata) with the fast reader, the whole body on `data`,
  * and a `yaml` Document only to edit structure. An item nobody changed is written back as the
- * exact bytes it came in as.
+ * exact bytes it came in as, and costs little more than those bytes while it waits.
  */
 import type { Document } from 'yaml';
+import { isRecord } from './data.js';
 import { emitLikeYaml } from './emit.js';
-import { PARSE_OPTIONS, yamlLib } from './lazy.js';
-import { fastLoad, loadYaml } from './fast-yaml.js';
-import { dedentItem } from './scan.js';
-import { headerText, scalarText, setScalarInText } from './text-patch.js';
+import { fastLoad } from './fast-yaml.js';
+import { stringifyJson, writtenNumbers } from './json-scan.js';
+import { yamlLib } from './lazy.js';
+import { dedentItem, headerText, indentItem } from './scan.js';
+import { scalarText, setScalarInText } from './text-patch.js';
+import { documentData, lineCol, readYaml, YamlReadError, yamlDocument } from './yaml-read.js';
 
 /** How new and edited items are written: kyaml's layout, no folding, no anchors. */
 export const EMIT_OPTIONS = {
@@ -41,61 +44,91 @@ interface Header {
   apiVersion: string;
   kind: string;
   metadata: Record<string, unknown>;
+  annotations?: Record<string, string>;
+  labels?: Record<string, string>;
 }
 
 export class KrmError extends Error {}
+
+/**
+ * What an item's source text is: an entry of a block sequence (`- ...` at `seqIndent`), an
+ * item of a flow sequence, a document of a stream, or JSON.
+ */
+export type SourceForm = 'entry' | 'flow' | 'doc' | 'json';
 
 function asPath(path: Path | string): Path {
   return typeof path === 'string' ? path.split('.').filter((p) => p !== '') : path;
 }
 
 function stringMap(v: unknown): Record<string, string> {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return {};
+  if (!isRecord(v)) return {};
   const out: Record<string, string> = {};
-  for (const [k, val] of Object.entries(v as Record<string, unknown>)) {
+  for (const [k, val] of Object.entries(v)) {
     out[k] = val === null || val === undefined ? '' : typeof val === 'string' ? val : String(val);
   }
   return out;
 }
 
+function typeName(v: unknown): string {
+  return v === null ? 'it is empty' : Array.isArray(v) ? 'it is a list' : `it is a ${typeof v}`;
+}
+
 export class KubeObject {
-  /** comment lines that stood before the item in the list */
+  /** what stood before the item in its input (comment lines in a list, `---` in a stream) */
   readonly lead: string;
   #raw: string | undefined;
+  #form: SourceForm;
   #seqIndent: number;
   #body: string | undefined;
   #doc: Document | undefined;
   #data: unknown;
   #header: Header | undefined;
-  /** 1-based line of the body's first line in its source file, when the reader knows it */
+  /** 1-based line of the item's first line in its source file, when the reader knows it */
   sourceLine: number | undefined;
   /** position in the input list, for messages about items that cannot be read */
   listIndex: number | undefined;
+  /** what the item is called in messages when it cannot be read (`items[3]`, `document 2`) */
+  where: string | undefined;
+  /** the list document the item came from (resource-list.ts), for writing it back */
+  container: unknown;
+  /** reads the item within its whole list, when it uses anchors of other items */
+  context: (() => unknown) | undefined;
+  /** aliases the item uses whose anchors may be in other items */
+  foreignAliases: string[] | undefined;
+  /** the item's text has alias tokens (`*name`): it is read whole at input, so that an alias bomb is an input error */
+  hasAliases = false;
+  #notes: string[] | undefined;
+  /** the JSON text an edited JSON item was read from, for its numbers as written */
+  #jsonOriginal: string | undefined;
+  /** 1-based line of the item in the input text (for messages about bytes, such as bad UTF-8) */
+  inputLine: number | undefined;
 
-  private constructor(opts: { raw?: string; seqIndent?: number; body?: string; lead?: string }) {
-    this.#raw = opts.raw;
-    this.#seqIndent = opts.seqIndent ?? 0;
-    this.#body = opts.body;
-    this.lead = opts.lead ?? '';
+  private constructor(raw: string | undefined, form: SourceForm, seqIndent: number, lead: string) {
+    this.#raw = raw;
+    this.#form = form;
+    this.#seqIndent = seqIndent;
+    this.lead = lead;
   }
 
   /** An item read from a ResourceList: `raw` is its `- ` entry verbatim. */
   static fromListEntry(raw: string, seqIndent: number, lead = ''): KubeObject {
-    return new KubeObject({ raw, seqIndent, lead });
+    return new KubeObject(raw, 'entry', seqIndent, lead);
+  }
+
+  /** An item of a flow sequence (`items: [{...}, ...]`), or JSON text: `raw` verbatim. */
+  static fromNode(raw: string, form: 'flow' | 'json', lead = ''): KubeObject {
+    return new KubeObject(raw, form, 0, lead);
   }
 
   /** An item read as one document of a stream: `body` is the document verbatim. */
-  static fromDocument(body: string): KubeObject {
-    const o = new KubeObject({ body });
-    o.#raw = body;
-    o.#seqIndent = -1;
-    return o;
+  static fromDocument(body: string, lead = ''): KubeObject {
+    return new KubeObject(body, 'doc', 0, lead);
   }
 
   /** A new item, e.g. generated by a function. */
   static fromData(data: object): KubeObject {
-    const o = new KubeObject({ body: emitLikeYaml(data) ?? yamlLib().stringify(data, EMIT_OPTIONS) });
-    o.#data = undefined;
+    const o = new KubeObject(undefined, 'doc', 0, '');
+    o.#body = emitLikeYaml(data) ?? yamlLib().stringify(data, EMIT_OPTIONS);
     return o;
   }
 
@@ -104,41 +137,111 @@ export class KubeObject {
     return this.#raw === undefined;
   }
 
-  /** The original text when unchanged (entry of a list or stream document). */
+  /** The original text when unchanged (entry of a list, flow or JSON item, or stream document). */
   get original(): string | undefined {
     return this.#raw;
+  }
+
+  /** How the original text is written (see SourceForm). */
+  get form(): SourceForm {
+    return this.#form;
+  }
+
+  /** Notes the reader made on this item: non-standard constructs it accepted (reported as info). */
+  get notes(): readonly string[] {
+    return this.#notes ?? [];
   }
 
   /** The item as a standalone YAML document. */
   get body(): string {
     if (this.#doc) return this.#doc.toString(EMIT_OPTIONS);
-    if (this.#body === undefined) this.#body = dedentItem(this.#raw!, this.#seqIndent);
+    this.#body ??= this.#sourceDocument();
     return this.#body;
   }
 
+  /** The original text as a document, not cached: an item read once costs its bytes only. */
+  #sourceDocument(): string {
+    if (this.#body !== undefined) return this.#body;
+    return this.#form === 'entry' ? dedentItem(this.#raw!, this.#seqIndent) : this.#raw!;
+  }
+
   #invalidate(): void {
+    if (this.#form === 'json' && this.#raw !== undefined) this.#jsonOriginal = this.#raw;
     this.#raw = undefined;
     this.#data = undefined;
     this.#header = undefined;
+    this.context = undefined;
+  }
+
+  /** `items[3] (path/file.yaml)`: the item in messages about its text. */
+  #name(): string {
+    const which = this.where ?? (this.listIndex !== undefined ? `items[${this.listIndex}]` : 'an item');
+    const m = /(?:^|\n)\s*(?:internal\.)?config\.kubernetes\.io\/path:\s*['"]?([^'"\n\r]+)/.exec(this.#raw ?? this.#body ?? '');
+    return `${which}${m ? ` (${m[1]})` : ''}`;
+  }
+
+  /** A KrmError for text that cannot be read, positioned in the source file when its line is known. */
+  #readError(e: unknown): KrmError {
+    if (e instanceof YamlReadError) {
+      const what = this.#form === 'json' && !this.changed ? 'JSON' : 'YAML';
+      let where = '';
+      if (e.line !== undefined) {
+        where =
+          this.sourceLine !== undefined
+            ? ` at line ${this.sourceLine + e.line - 1}, column ${e.col}`
+            : ` at line ${e.line}, column ${e.col} of the item`;
+      }
+      return new KrmError(`${this.#name()} is not valid ${what}${where}: ${e.detail}`);
+    }
+    if (e instanceof SyntaxError) {
+      // V8 quotes the input in some messages: keep the position, never the text
+      const at = /at position (\d+)/.exec(e.message);
+      let where = '';
+      if (at) {
+        const { line, col } = lineCol(this.#raw ?? '', Number(at[1]));
+        where =
+          this.sourceLine !== undefined
+            ? ` at line ${this.sourceLine + line - 1}, column ${col}`
+            : ` at line ${line}, column ${col} of the item`;
+      }
+      const why = e.message
+        .replace(/, ".*" is not valid JSON$/s, '')
+        .replace(/^Unexpected token '.*'/s, 'Unexpected character')
+        .replace(/ in JSON at position \d+$/, '');
+      return new KrmError(`${this.#name()} is not valid JSON${where}: ${why}`);
+    }
+    throw e;
+  }
+
+  #parse(): unknown {
+    if (this.#doc) return documentData(this.#doc);
+    if (this.#form === 'json' && this.#raw !== undefined) return JSON.parse(this.#raw);
+    const text = this.#sourceDocument();
+    const fast = fastLoad(text);
+    if (fast !== undefined) return fast;
+    try {
+      const r = readYaml(text);
+      if (r.notes.length) this.#notes = [...(this.#notes ?? []), ...r.notes.map((n) => `${this.#name()}: ${n}`)];
+      return r.value;
+    } catch (e) {
+      if (e instanceof YamlReadError && e.code === 'UNKNOWN_ANCHOR' && this.context) return this.context();
+      throw e;
+    }
   }
 
   /** The whole item as plain data (YAML 1.1 scalars). Do not mutate it: use set/edit. */
   get data(): Record<string, unknown> {
     if (this.#data === undefined) {
       let v: unknown;
-      if (this.#doc) v = this.#doc.toJS({ maxAliasCount: 10_000 });
-      else {
-        try {
-          v = loadYaml(this.body);
-        } catch (e) {
-          const pos = (e as { linePos?: { line: number; col: number }[] }).linePos?.[0];
-          const which = this.listIndex !== undefined ? `items[${this.listIndex}]` : 'an item';
-          const where = pos ? ` at line ${pos.line}, column ${pos.col} of the item` : '';
-          const file = /(?:^|\n)\s*(?:internal\.)?config\.kubernetes\.io\/path:\s*['"]?([^'"\n]+)/.exec(this.body)?.[1];
-          throw new KrmError(`${which}${file ? ` (${file})` : ''} is not valid YAML${where}: ${(e as Error).message.split('\n')[0]}`);
-        }
+      try {
+        v = this.#parse();
+      } catch (e) {
+        throw this.#readError(e);
       }
-      if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new KrmError('item is not a YAML mapping');
+      if (!isRecord(v))
+        throw new KrmError(
+          `${this.#name()} is not a mapping (${typeName(v)}): a KRM resource is a mapping with apiVersion, kind and metadata`,
+        );
       this.#data = v;
     }
     return this.#data as Record<string, unknown>;
@@ -147,19 +250,39 @@ export class KubeObject {
   #head(): Header {
     if (this.#header) return this.#header;
     let h: unknown;
-    if (this.#data === undefined && !this.#doc) {
-      const t = headerText(this.body);
-      if (t !== undefined) h = fastLoad(t);
+    if (this.#data === undefined && !this.#doc && this.#raw !== undefined) {
+      if (this.#form === 'json') {
+        try {
+          h = JSON.parse(this.#raw); // the whole item, dropped after: pass-through keeps bytes only
+        } catch (e) {
+          throw this.#readError(e);
+        }
+      } else if (this.#form !== 'flow') {
+        const t = headerText(this.#raw, this.#form === 'entry' ? this.#seqIndent + 2 : 0);
+        if (t !== undefined) h = fastLoad(t);
+      }
     }
-    if (h === undefined || h === null || typeof h !== 'object') h = this.data;
+    if (!isRecord(h)) h = this.data;
     const o = h as Record<string, unknown>;
-    const md = o.metadata;
     this.#header = {
       apiVersion: typeof o.apiVersion === 'string' ? o.apiVersion : '',
       kind: typeof o.kind === 'string' ? o.kind : '',
-      metadata: md !== null && typeof md === 'object' && !Array.isArray(md) ? (md as Record<string, unknown>) : {},
+      metadata: isRecord(o.metadata) ? o.metadata : {},
     };
     return this.#header;
+  }
+
+  /** Reads the header now (the whole item when it has aliases): throws KrmError when the item cannot be read or is not a mapping. */
+  check(): void {
+    this.#head();
+    if (this.hasAliases) void this.data;
+  }
+
+  /** Whether the item has top-level apiVersion and kind strings (checked at input). */
+  get hasType(): { apiVersion: boolean; kind: boolean } {
+    this.check();
+    const h = this.#head();
+    return { apiVersion: h.apiVersion !== '', kind: h.kind !== '' };
   }
 
   get apiVersion(): string {
@@ -183,10 +306,14 @@ export class KubeObject {
     return n === undefined || n === null || n === '' ? undefined : String(n);
   }
   get annotations(): Record<string, string> {
-    return stringMap(this.#head().metadata.annotations);
+    const h = this.#head();
+    h.annotations ??= stringMap(h.metadata.annotations);
+    return h.annotations;
   }
   get labels(): Record<string, string> {
-    return stringMap(this.#head().metadata.labels);
+    const h = this.#head();
+    h.labels ??= stringMap(h.metadata.labels);
+    return h.labels;
   }
   getAnnotation(key: string): string | undefined {
     return this.annotations[key];
@@ -235,9 +362,16 @@ export class KubeObject {
   /** The yaml Document of the item, for structural edits; call inside `edit`. */
   #document(): Document {
     if (!this.#doc) {
-      const doc = yamlLib().parseDocument(this.body, PARSE_OPTIONS);
-      if (doc.errors.length > 0) throw new KrmError(`item is not valid YAML: ${doc.errors[0]!.message}`);
-      this.#doc = doc;
+      if (this.context && this.#raw !== undefined && this.foreignAliases) {
+        // aliases into other items: edit the item as read within its list
+        this.#doc = yamlLib().parseDocument(yamlLib().stringify(this.data, EMIT_OPTIONS), { version: '1.1' });
+        return this.#doc;
+      }
+      try {
+        this.#doc = yamlDocument(this.body);
+      } catch (e) {
+        throw this.#readError(e);
+      }
     }
     return this.#doc;
   }
@@ -257,7 +391,7 @@ export class KubeObject {
       if (p.every((s) => typeof s === 'string')) {
         if (this.get(p) === value) return;
         const text = scalarText(value);
-        if (text !== undefined) {
+        if (text !== undefined && !this.foreignAliases) {
           const next = setScalarInText(this.body, p as string[], text);
           if (next !== undefined) {
             this.#invalidate();
@@ -309,14 +443,63 @@ export class KubeObject {
     this.#body = emitLikeYaml(data) ?? yamlLib().stringify(data, EMIT_OPTIONS);
   }
 
+  /** The item's text as an entry of a block sequence at `seqIndent` (its bytes when unchanged and already one). */
+  entryText(seqIndent: number): string {
+    const raw = this.#raw;
+    if (raw === undefined) return indentItem(this.body, seqIndent);
+    if (this.#form === 'entry' && this.#seqIndent === seqIndent) return raw.endsWith('\n') ? raw : raw + '\n';
+    if (this.#form === 'entry') return indentItem(dedentItem(raw, this.#seqIndent), seqIndent);
+    if (this.#form === 'doc') return indentItem(raw, seqIndent);
+    // a flow or JSON node: the same text after `- `, continuation lines indented under it
+    const pad = ' '.repeat(seqIndent + 2);
+    return ' '.repeat(seqIndent) + '- ' + raw.replace(/\n(?=.)/g, '\n' + pad) + (raw.endsWith('\n') ? '' : '\n');
+  }
+
+  /** The item's text as a document of a stream (its bytes when unchanged). */
+  documentText(): string {
+    const t = this.#raw !== undefined && this.#form !== 'entry' ? this.#raw : this.#raw !== undefined ? this.#sourceDocument() : this.body;
+    return t.endsWith('\n') ? t : t + '\n';
+  }
+
+  /** The item as JSON (its bytes when unchanged and read from JSON; numbers as written kept when edited). */
+  jsonText(indent: string): string {
+    if (this.#raw !== undefined && this.#form === 'json') return this.#raw;
+    const written = this.#jsonOriginal !== undefined ? writtenNumbers(this.#jsonOriginal) : new Map<string, string>();
+    return stringifyJson(this.data, written, indent);
+  }
+
+  /** Whether the original text can be read alone (false when it uses anchors of other items). */
+  standsAlone(): boolean {
+    if (!this.foreignAliases || this.#raw === undefined) return true;
+    try {
+      readYaml(this.#sourceDocument());
+      return true;
+    } catch (e) {
+      return !(e instanceof YamlReadError && e.code === 'UNKNOWN_ANCHOR');
+    }
+  }
+
+  /** Writes the item from its data from now on (it cannot be written alone as it was read). */
+  detach(): void {
+    const data = this.data;
+    this.#invalidate();
+    this.#data = data;
+    this.#body = emitLikeYaml(data) ?? yamlLib().stringify(data, EMIT_OPTIONS);
+  }
+
   /**
    * The 1-based line of a field within the item's source file when the reader knew where the
    * item started (files read by the CLI), else within the item's text.
    */
   lineOf(path: Path | string): number | undefined {
     const Y = yamlLib();
-    const lc = new Y.LineCounter();
-    const doc = Y.parseDocument(this.body, { ...PARSE_OPTIONS, lineCounter: lc });
+    const body = this.body;
+    let doc: Document;
+    try {
+      doc = yamlDocument(body);
+    } catch {
+      return undefined;
+    }
     let node: unknown = doc.contents;
     let pos: number | undefined = (doc.contents as { range?: number[] } | null)?.range?.[0];
     for (const seg of asPath(path)) {
@@ -334,7 +517,6 @@ export class KubeObject {
       }
     }
     if (pos === undefined) return undefined;
-    const line = lc.linePos(pos).line;
-    return (this.sourceLine ?? 1) + line - 1;
+    return (this.sourceLine ?? 1) + lineCol(body, pos).line - 1;
   }
 }

@@ -3,10 +3,12 @@
  * functionConfig against the function's schema, run, write the ResourceList, exit 1 on error
  * results. Output is always written, even when the function fails, and logs go to stderr.
  */
-import { readFileSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { KrmError, type KubeObject } from './kube-object.js';
 import { Context } from './context.js';
-import { readInput, writeOutput, type ParsedInput } from './resource-list.js';
+import { readInput, writeOutputChunks, type ParsedInput } from './resource-list.js';
+import { decodeUtf8, MAX_INPUT_BYTES, NotUtf8Error, readAllBytes, tooLarge } from './input-bytes.js';
+import { plainYaml } from './emit.js';
 import { formatResult, Results, type Result } from './results.js';
 import { schemaReference, type JsonSchema } from './schema-doc.js';
 
@@ -43,7 +45,10 @@ export interface FunctionDefinition<Spec> {
 }
 
 export interface RunOutput {
-  output: string;
+  /** the output text (stdout) */
+  readonly output: string;
+  /** the same in pieces, as written */
+  chunks: string[];
   exitCode: number;
   results: Result[];
   stderr: string;
@@ -116,27 +121,121 @@ export function readSpec<Spec>(def: ConfigDefinition, fc: KubeObject | undefined
   return spec as Spec;
 }
 
-/** Runs a function on input text, in process. Never throws for bad input. */
+/** The output of one run; `output` joins `chunks` (slices of the input where nothing changed). */
+function runOutput(chunks: string[], exitCode: number, results: Result[], stderr: string): RunOutput {
+  let joined: string | undefined;
+  return {
+    chunks,
+    get output(): string {
+      joined ??= chunks.join('');
+      return joined;
+    },
+    exitCode,
+    results,
+    stderr,
+  };
+}
+
+/** A ResourceList in the text (YAML or JSON): a fatal input error is then reported in one. */
+function looksLikeResourceList(text: string): boolean {
+  return /^(?:kind|"kind"|'kind') *: *['"]?ResourceList\b/m.test(text) || /"kind"\s*:\s*"ResourceList"/.test(text.slice(0, 4096));
+}
+
+/**
+ * Every input item must be readable, a mapping, and have apiVersion and kind (as KRM
+ * requires; kpt would not have read such a file). Returns false when an item cannot be read
+ * at all: the function does not run then.
+ */
+function checkItems(items: readonly KubeObject[], results: Results): boolean {
+  let readable = true;
+  for (const [i, o] of items.entries()) {
+    let type: { apiVersion: boolean; kind: boolean };
+    try {
+      type = o.hasType;
+    } catch (e) {
+      if (!(e instanceof KrmError)) throw e;
+      results.error(e.message, { rule: 'input' });
+      readable = false;
+      continue;
+    }
+    if (type.apiVersion && type.kind) continue;
+    const missing = [!type.apiVersion && 'apiVersion', !type.kind && 'kind'].filter(Boolean).join(' and ');
+    const which = o.where ?? `items[${o.listIndex ?? i}]`;
+    const file = o.file()?.path;
+    results.error(
+      `${which}${file ? ` (${file})` : ''}${o.name ? ` named ${o.name}` : ''} has no ${missing}: every KRM resource needs apiVersion and kind`,
+      {
+        rule: 'input',
+      },
+    );
+  }
+  return readable;
+}
+
+/** The item holding a 1-based line of the input, for messages about bytes. */
+function itemAtLine(text: string, line: number): string {
+  try {
+    const items = readInput(text).items;
+    let found: KubeObject | undefined;
+    for (const o of items) if ((o.inputLine ?? Number.POSITIVE_INFINITY) <= line) found = o;
+    if (!found) return '';
+    const which = found.where ?? `items[${found.listIndex ?? items.indexOf(found)}]`;
+    let id = '';
+    try {
+      id = ` ${found.id}`;
+    } catch {
+      id = '';
+    }
+    return `, in ${which}${id}`;
+  } catch {
+    return '';
+  }
+}
+
+/** Input bytes as text; on bad UTF-8 an error result and nothing to write. */
+function inputText(input: string | Uint8Array, results: Results): string | undefined {
+  if (typeof input === 'string') return input;
+  try {
+    return decodeUtf8(input);
+  } catch (e) {
+    if (!(e instanceof NotUtf8Error)) throw e;
+    const where = itemAtLine(Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8'), e.line);
+    results.error(where ? e.message.replace(/\)(;)/, `${where})$1`) : e.message, { rule: 'input' });
+    return undefined;
+  }
+}
+
+/**
+ * Output when the input cannot be read: a ResourceList gets one back with the result, for kpt
+ * and kustomize to show; a stream is written back as it came (nothing lost; exit 1).
+ */
+function fatal(text: string, results: Results): RunOutput {
+  if (!looksLikeResourceList(text)) return finish([text], results.list);
+  return finish(['apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nresults:\n' + plainYaml(results.list)], results.list);
+}
+
+/** Runs a function on input text (or bytes: checked to be UTF-8), in process. Never throws for bad input. */
 export async function runFunction<Spec>(
   def: FunctionDefinition<Spec>,
-  input: string,
+  input: string | Uint8Array,
   env: Record<string, string | undefined> = {},
 ): Promise<RunOutput> {
   const results = new Results();
+  const text = inputText(input, results);
+  if (text === undefined) return finish([], results.list); // bad bytes: write nothing
   let parsed: ParsedInput;
   try {
-    parsed = readInput(input);
+    parsed = readInput(text);
   } catch (e) {
     if (!(e instanceof KrmError)) throw e;
     results.error(e.message, { rule: 'input' });
-    // nothing could be read: echo a ResourceList with the result so tools show it
-    const empty: ParsedInput = { format: 'list', items: [], sections: [], seqIndent: 0 };
-    const output = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n' + writeOutput(empty, [], results.list);
-    return finish(output, results.list);
+    return fatal(text, results);
   }
-  const spec = readSpec<Spec>(def, parsed.functionConfig, results);
   let items = parsed.items;
   let internal = '';
+  const readable = checkItems(parsed.items, results);
+  if (!readable && parsed.format === 'stream' && looksLikeResourceList(text)) return fatal(text, results);
+  const spec = readable ? readSpec<Spec>(def, parsed.functionConfig, results) : undefined;
   if (spec !== undefined) {
     const ctx = new Context<Spec>([...parsed.items], spec, parsed.functionConfig, env);
     try {
@@ -153,22 +252,31 @@ export async function runFunction<Spec>(
     }
     results.list.push(...ctx.results.list);
   }
+  for (const n of parsed.notes) results.info(n, { rule: 'input' });
+  for (const o of parsed.items) for (const n of o.notes) results.info(n, { rule: 'input', object: o });
   if (parsed.functionConfig?.annotations[REPORT_ONLY] === 'true') {
     for (const r of results.list) if (r.severity === 'error') r.severity = 'warning';
   }
-  const out = finish(writeOutput(parsed, items, results.list), results.list);
+  const written = writeOutputChunks(parsed, items, results.list);
+  if (written.notes.length) {
+    // items written from their data: say so (and write the list again with the results)
+    for (const n of written.notes) results.info(n.message, { rule: 'input', object: n.object });
+    const again = writeOutputChunks(parsed, items, results.list);
+    written.chunks = again.chunks;
+  }
+  const out = finish(written.chunks, results.list);
   if (internal) out.stderr += internal + '\n';
   return out;
 }
 
-function finish(output: string, results: Result[]): RunOutput {
+function finish(chunks: string[], results: Result[]): RunOutput {
   const errors = results.filter((r) => r.severity === 'error');
   const warnings = results.filter((r) => r.severity === 'warning');
   let stderr = '';
   for (const r of errors) stderr += formatResult(r) + '\n';
   if (errors.length || warnings.length)
     stderr += `${errors.length} error(s), ${warnings.length} warning(s), ${results.length - errors.length - warnings.length} info\n`;
-  return { output, exitCode: errors.length > 0 ? 1 : 0, results, stderr };
+  return runOutput(chunks, errors.length > 0 ? 1 : 0, results, stderr);
 }
 
 export function helpText<Spec>(def: FunctionDefinition<Spec>): string {
@@ -190,22 +298,38 @@ export function helpText<Spec>(def: FunctionDefinition<Spec>): string {
 }
 
 /**
- * Reads stdin. Synchronous reads avoid loading Node's stream machinery, which costs more than
- * the rest of a small run; a non-blocking stdin (EAGAIN) falls back to the stream.
+ * Reads stdin as bytes, at most MAX_INPUT_BYTES. Synchronous reads avoid loading Node's stream
+ * machinery, which costs more than the rest of a small run; a non-blocking stdin (EAGAIN)
+ * falls back to the stream.
  */
-async function readStdin(): Promise<string> {
+async function readStdin(): Promise<Buffer> {
   try {
-    return readFileSync(0, 'utf8');
+    return readAllBytes(0, 'input');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
   }
   const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  let total = 0;
+  for await (const c of process.stdin) {
+    total += (c as Buffer).length;
+    if (total > MAX_INPUT_BYTES) throw tooLarge('input', undefined);
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks, total);
 }
 
-/** Writes to fd 1 or 2 synchronously; falls back to the process stream on EAGAIN. */
-async function write(fd: 1 | 2, text: string): Promise<void> {
+/** Writes text chunks to fd 1 or 2 synchronously, about 1 MiB at a time; falls back to the process stream on EAGAIN. */
+async function write(fd: 1 | 2, chunks: readonly string[]): Promise<void> {
+  let batch = '';
+  for (let i = 0; i <= chunks.length; i++) {
+    if (i < chunks.length) batch += chunks[i];
+    if (batch.length < 1 << 20 && i < chunks.length) continue;
+    if (batch) await writeText(fd, batch);
+    batch = '';
+  }
+}
+
+async function writeText(fd: 1 | 2, text: string): Promise<void> {
   const buf = Buffer.from(text, 'utf8');
   let off = 0;
   try {
@@ -225,17 +349,25 @@ async function write(fd: 1 | 2, text: string): Promise<void> {
 export async function main<Spec>(def: FunctionDefinition<Spec>): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) {
-    await write(1, helpText(def) + '\n');
+    await write(1, [helpText(def) + '\n']);
     return;
   }
   try {
-    const input = await readStdin();
+    let input: Buffer;
+    try {
+      input = await readStdin();
+    } catch (e) {
+      if (!(e instanceof KrmError)) throw e;
+      await write(2, [`${def.name}: error: ${e.message} [input]\n`]);
+      process.exitCode = 1;
+      return;
+    }
     const r = await runFunction(def, input, process.env);
-    await write(1, r.output);
-    if (r.stderr) await write(2, r.stderr);
+    await write(1, r.chunks);
+    if (r.stderr) await write(2, [r.stderr]);
     process.exitCode = r.exitCode;
   } catch (e) {
-    await write(2, `${def.name}: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    await write(2, [`${def.name}: internal error: ${(e as Error).stack ?? String(e)}\n`]);
     process.exitCode = 1;
   }
 }

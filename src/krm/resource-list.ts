@@ -1,197 +1,516 @@
 /**
- * Reading and writing `config.kubernetes.io/v1` ResourceLists (and, for people piping files
- * in, plain multi-document YAML streams), keeping every byte of what the function leaves alone.
+ * Reading and writing function input: a `config.kubernetes.io/v1` ResourceList (YAML or JSON)
+ * or, for people piping files in, a plain multi-document YAML stream, in which `kind: List`
+ * documents (what `kubectl get -o yaml` writes) are unwrapped into their items as kpt and
+ * kustomize do. Every byte the function leaves alone is written back as it came: the input is
+ * split into items first (scan.ts, json-scan.ts) and items are parsed only when read. Output
+ * is a list of text chunks (slices of the input where nothing changed).
  */
 import { isRecord } from './data.js';
 import { plainYaml } from './emit.js';
-import { PARSE_OPTIONS, yamlLib } from './lazy.js';
+import { type JsonObjectScan, memberValue, scanJsonObject } from './json-scan.js';
 import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
+import { yamlLib } from './lazy.js';
 import type { Result } from './results.js';
-import { indentItem, scanResourceList, splitStream } from './scan.js';
+import { dedentItem, hasAliasTokens, type ScannedList, scanList, splitDocuments } from './scan.js';
+import { composeDocument, composedData, YamlReadError } from './yaml-read.js';
 
 export type InputFormat = 'list' | 'json' | 'stream';
+
+/** A list document of the input (a ResourceList, or a `kind: List` in a stream) and how to write it back. */
+interface ListDoc {
+  kind: string;
+  items: KubeObject[];
+  functionConfig?: KubeObject;
+  /** writes the document with `items` (and, for a ResourceList, `results`) */
+  write(items: KubeObject[], results: Result[] | undefined, out: Output): void;
+}
+
+interface Output {
+  chunks: string[];
+  /** info about items that had to be written from their data */
+  notes: { message: string; object: KubeObject }[];
+}
 
 export interface ParsedInput {
   format: InputFormat;
   items: KubeObject[];
   functionConfig?: KubeObject;
-  /** list format: the top-level sections in order, verbatim */
-  sections: { key: string; text: string }[];
-  seqIndent: number;
+  /** info about how the input was read (non-standard constructs accepted) */
+  notes: string[];
+  /** how to write the input back */
+  layout: Layout;
 }
 
+type Layout =
+  | { kind: 'list'; list: ListDoc; lead: string; tail: string }
+  | { kind: 'stream'; units: (KubeObject | ListDoc)[]; tail: string };
+
+const NO_ITEMS = 'the ResourceList has no `items` field: expected `items:` with a list of resources (or `items: []`)';
+
+function inputError(e: unknown, what: string): KrmError {
+  if (e instanceof KrmError) return e;
+  if (e instanceof YamlReadError)
+    return new KrmError(`${what} is not valid YAML${e.line !== undefined ? ` at line ${e.line}, column ${e.col}` : ''}: ${e.detail}`);
+  throw e;
+}
+
+// ---------- YAML list documents ----------
+
+/** The value of a `key: value` section (kind, apiVersion), quotes removed. */
 function sectionValue(text: string): string | undefined {
-  const m = /^[A-Za-z]+:\s*(.*?)\s*$/m.exec(text);
+  const m = /^(?:[A-Za-z]+|"[A-Za-z]+"|'[A-Za-z]+') *:[ \t]*(.*?)[ \t\r]*(?:#.*)?$/m.exec(text);
   if (!m) return undefined;
   return m[1]!.replace(/^(['"])(.*)\1$/, '$2');
 }
 
-function fromSections(text: string): ParsedInput | undefined {
-  const scanned = scanResourceList(text);
-  if (!scanned) return undefined;
-  const kind = scanned.sections.find((s) => s.key === 'kind');
-  if (!kind || sectionValue(kind.text) !== 'ResourceList') return undefined;
-  if (!scanned.sections.some((s) => s.key === 'items'))
-    throw new KrmError('the ResourceList has no `items` field: expected `items:` with a list of resources (or `items: []`)');
-  const items = scanned.items.map((it, i) => {
-    const o = KubeObject.fromListEntry(it.raw, scanned.seqIndent, it.lead);
-    o.listIndex = i;
-    return o;
-  });
-  let functionConfig: KubeObject | undefined;
-  const fc = scanned.sections.find((s) => s.key === 'functionConfig');
-  if (fc) {
-    // the section text is `functionConfig:` plus its indented block: make it a document
-    const lines = fc.text.split('\n');
-    const first = lines.findIndex((l) => l.startsWith('functionConfig:'));
-    const inline = lines[first]!.slice('functionConfig:'.length).trim();
-    if (inline !== '' && !inline.startsWith('#')) {
-      // flow style, possibly over several lines: read the section itself
-      const v = (yamlLib().parse(fc.text, PARSE_OPTIONS) as { functionConfig?: unknown } | null)?.functionConfig;
-      if (isRecord(v) && Object.keys(v).length > 0) functionConfig = KubeObject.fromData(v);
-    } else {
-      const block = lines.slice(first + 1).join('\n');
-      const ind = /^( *)\S/m.exec(block)?.[1]?.length ?? 0;
-      const body = block
-        .split('\n')
-        .map((l) => (l.startsWith(' '.repeat(ind)) ? l.slice(ind) : l.trimStart()))
-        .join('\n');
-      if (body.trim() !== '') functionConfig = KubeObject.fromDocument(body);
+/** The functionConfig section (`functionConfig:` and its block, or a flow mapping) as an item. */
+function sectionObject(text: string, key: string): KubeObject | undefined {
+  const at = text.search(new RegExp(`^${key} *:`, 'm'));
+  const lineEnd = text.indexOf('\n', at);
+  const first = text.slice(at, lineEnd < 0 ? text.length : lineEnd);
+  const inline = first.slice(first.indexOf(':') + 1).trim();
+  if (inline !== '' && !inline.startsWith('#')) {
+    // flow style, possibly over several lines: read the section itself
+    let v: unknown;
+    try {
+      v = (composedOf(text.slice(at)) as Record<string, unknown> | null)?.[key];
+    } catch (e) {
+      throw inputError(e, key);
     }
+    return isRecord(v) && Object.keys(v).length > 0 ? KubeObject.fromData(v) : undefined;
   }
-  return { format: 'list', items, functionConfig, sections: scanned.sections, seqIndent: scanned.seqIndent };
+  const block = lineEnd < 0 ? '' : text.slice(lineEnd + 1);
+  const ind = /^( *)\S/m.exec(block)?.[1]?.length ?? 0;
+  const body = block
+    .split('\n')
+    .map((l) => (l.startsWith(' '.repeat(ind)) ? l.slice(ind) : l.trimStart()))
+    .join('\n');
+  if (body.trim() === '') return undefined;
+  const o = KubeObject.fromDocument(body);
+  o.where = key;
+  return o;
 }
 
-function yamlError(e: { message: string; linePos?: { line: number; col: number }[] }, doc?: number): KrmError {
-  const where = e.linePos?.[0] ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}` : 'unknown position';
-  return new KrmError(
-    `input is not valid YAML${doc !== undefined ? ` (document ${doc + 1})` : ''} at ${where}: ${e.message.split('\n')[0]}`,
-  );
+function composedOf(text: string): unknown {
+  const { doc, text: read } = composeDocument(text);
+  return doc ? composedData(read, doc) : null;
+}
+
+/** A list document in block or flow layout, split by lines (scan.ts). */
+function scannedList(text: string, scanned: ScannedList, kind: string, baseLine: number): ListDoc {
+  const items = scanned.entries.map((e, i) => {
+    const o =
+      scanned.style === 'flow' ? KubeObject.fromNode(e.raw, 'flow', e.lead) : KubeObject.fromListEntry(e.raw, scanned.seqIndent, e.lead);
+    o.listIndex = i;
+    o.inputLine = baseLine + e.line - 1;
+    if (e.foreignAliases) o.foreignAliases = e.foreignAliases;
+    if (e.aliases) o.hasAliases = true;
+    return o;
+  });
+  const doc: ListDoc = {
+    kind,
+    items,
+    write: (out, results, o) => writeScannedList(doc, scanned, out, results, o),
+  };
+  for (const o of items) o.container = doc;
+  // aliases whose anchors are in other items: such an item is read within the whole list
+  let whole: unknown[] | undefined;
+  const context = (i: number) => (): unknown => {
+    whole ??= (composedOf(text) as { items?: unknown[] }).items ?? [];
+    return whole[i];
+  };
+  items.forEach((o, i) => {
+    if (o.foreignAliases) o.context = context(i);
+  });
+  if (kind === 'ResourceList') {
+    const fc = scanned.sections.find((s) => s.key === 'functionConfig');
+    if (fc) doc.functionConfig = sectionObject(fc.text, 'functionConfig');
+  }
+  return doc;
+}
+
+function writeScannedList(doc: ListDoc, scanned: ScannedList, items: KubeObject[], results: Result[] | undefined, out: Output): void {
+  const resultsToo = doc.kind === 'ResourceList';
+  const sections = scanned.sections;
+  for (let s = 0; s < sections.length; s++) {
+    const sec = sections[s]!;
+    if (sec.key === 'results' && resultsToo) continue;
+    if (s === scanned.itemsAt) writeBlockItems(doc, scanned, items, out);
+    else out.chunks.push(sec.text);
+    if (!sec.text.endsWith('\n') && s < sections.length - 1) out.chunks.push('\n');
+  }
+  if (resultsToo && results?.length) {
+    if (!endsWithNewline(out.chunks)) out.chunks.push('\n');
+    out.chunks.push('results:\n' + plainYaml(results));
+  }
+}
+
+/** Whether the text written so far ends a line (or nothing was written). */
+function endsWithNewline(chunks: readonly string[]): boolean {
+  for (let i = chunks.length - 1; i >= 0; i--) if (chunks[i] !== '') return chunks[i]!.endsWith('\n');
+  return true;
+}
+
+function writeBlockItems(doc: ListDoc, scanned: ScannedList, items: KubeObject[], out: Output): void {
+  const intact = items.length === doc.items.length && items.every((o, i) => o === doc.items[i] && !o.changed);
+  if (intact) {
+    out.chunks.push(scanned.sections[scanned.itemsAt]!.text);
+    return;
+  }
+  const block = scanned.style === 'block' || (scanned.style === 'empty' && scanned.itemsHead.endsWith('\n'));
+  const tail = scanned.style === 'flow' ? '' : scanned.itemsTail;
+  if (items.length === 0) {
+    out.chunks.push(scanned.itemsPreamble + 'items: []\n' + (scanned.style === 'block' ? tail : ''));
+    return;
+  }
+  out.chunks.push(block ? scanned.itemsHead : scanned.itemsPreamble + 'items:\n');
+  let prefixIntact = true;
+  items.forEach((o, i) => {
+    prefixIntact &&= o === doc.items[i] && !o.changed;
+    writableAlone(o, prefixIntact, out);
+    if (o.container === doc && scanned.style === 'block') out.chunks.push(o.lead);
+    out.chunks.push(o.entryText(scanned.seqIndent));
+  });
+  out.chunks.push(tail);
+}
+
+/**
+ * An unchanged item that uses anchors of other items is written as it came only while
+ * everything before it is; else it is written from its data, and an info result says so.
+ */
+function writableAlone(o: KubeObject, prefixIntact: boolean, out: Output): void {
+  if (prefixIntact || o.changed || !o.foreignAliases || o.standsAlone()) return;
+  o.detach();
+  out.notes.push({
+    message: `${o.id}: written from its data (aliases expanded): it uses YAML anchors of another item that changed or moved`,
+    object: o,
+  });
+}
+
+/**
+ * A list document whose layout the line scanner does not know (a flow mapping at the top, an
+ * anchor on the items, odd indentation): read with `yaml`; each item keeps its own text
+ * (dedented), the rest of the document is written from its data when anything changes.
+ */
+function parsedList(text: string, kind: string, baseLine: number): ListDoc {
+  const Y = yamlLib();
+  let composed: ReturnType<typeof composeDocument>;
+  try {
+    composed = composeDocument(text);
+  } catch (e) {
+    throw inputError(e, 'input');
+  }
+  const { doc, text: read } = composed;
+  if (!doc || !Y.isMap(doc.contents)) throw new KrmError(NO_ITEMS);
+  const whole = composedData(read, doc) as Record<string, unknown>;
+  const itemsNode = doc.contents.get('items', true);
+  if (!Y.isSeq(itemsNode) && whole.items !== null) throw new KrmError(NO_ITEMS);
+  const data = (whole.items ?? []) as unknown[];
+  const items = (Y.isSeq(itemsNode) ? itemsNode.items : []).map((node, i) => {
+    const range = (node as { range?: number[] } | null)?.range;
+    const o = KubeObject.fromDocument(range ? nodeText(read, range[0]!, range[1]!) : Y.stringify(data[i], EMIT_OPTIONS));
+    o.listIndex = i;
+    o.inputLine = baseLine + (range ? countLines(read, range[0]!) : 0);
+    o.context = () => data[i];
+    if (hasAliasTokens(o.original ?? '')) {
+      o.foreignAliases = ['*'];
+      o.hasAliases = true;
+    }
+    return o;
+  });
+  const list: ListDoc = {
+    kind,
+    items,
+    write: (outItems, results, out) => {
+      const withResults = results !== undefined && results.length > 0 && kind === 'ResourceList';
+      const intact = !('results' in whole) && outItems.length === items.length && outItems.every((x, i) => x === items[i] && !x.changed);
+      if (intact) {
+        out.chunks.push(text);
+        if (withResults) out.chunks.push((text.endsWith('\n') ? '' : '\n') + 'results:\n' + plainYaml(results));
+        return;
+      }
+      for (const [k, v] of Object.entries(whole)) {
+        if (k === 'results' && kind === 'ResourceList') continue;
+        if (k !== 'items') {
+          out.chunks.push(Y.stringify({ [k]: v }, EMIT_OPTIONS));
+          continue;
+        }
+        out.chunks.push(outItems.length ? 'items:\n' : 'items: []\n');
+        for (const x of outItems) {
+          writableAlone(x, false, out);
+          out.chunks.push(x.entryText(0));
+        }
+      }
+      if (withResults) out.chunks.push('results:\n' + plainYaml(results));
+    },
+  };
+  for (const o of items) o.container = list;
+  if (kind === 'ResourceList' && isRecord(whole.functionConfig) && Object.keys(whole.functionConfig).length)
+    list.functionConfig = KubeObject.fromData(whole.functionConfig);
+  return list;
+}
+
+/** The text of a node at [start, end) as a document: continuation lines dedented by the node's column. */
+function nodeText(text: string, start: number, end: number): string {
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  const col = start - lineStart;
+  const slice = text.slice(start, end);
+  if (col === 0 || !slice.includes('\n')) return slice.endsWith('\n') ? slice : slice + '\n';
+  return dedentItem(' '.repeat(Math.max(0, col - 2)) + '- ' + slice, Math.max(0, col - 2));
+}
+
+function countLines(text: string, offset: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+/** A top-level `kind:` line naming a list kind, before scanning the layout. */
+const LIST_KIND = /^(?:kind|"kind"|'kind') *: *['"]?(ResourceList|List)['"]? *(?:#.*)?\r?$/m;
+
+/** The document as a list document, when it is one in a layout the line scanner knows. */
+function scannedListDoc(text: string, baseLine: number, kinds: readonly string[]): ListDoc | undefined {
+  const m = LIST_KIND.exec(text);
+  if (!m || !kinds.includes(m[1]!)) return undefined;
+  const scanned = scanList(text, 1);
+  if (!scanned) return undefined;
+  const kind = sectionValue(scanned.sections.find((s) => s.key === 'kind')?.text ?? '');
+  if (kind === undefined || !kinds.includes(kind)) return undefined;
+  return scannedList(text, scanned, kind, baseLine);
+}
+
+// ---------- JSON ----------
+
+function jsonList(text: string, scan: JsonObjectScan, kind: string): ListDoc {
+  const items = (scan.items ?? []).map((span, i) => {
+    const o = KubeObject.fromNode(text.slice(span.start, span.end), 'json', '');
+    o.listIndex = i;
+    o.inputLine = 1 + countLines(text, span.start);
+    return o;
+  });
+  const list: ListDoc = {
+    kind,
+    items,
+    write: (out, results, o) => writeJsonList(list, text, scan, out, results, o),
+  };
+  for (const o of items) o.container = list;
+  const fc = kind === 'ResourceList' ? memberValue(text, scan, 'functionConfig') : undefined;
+  if (isRecord(fc)) list.functionConfig = KubeObject.fromData(fc);
+  return list;
+}
+
+function writeJsonList(
+  list: ListDoc,
+  text: string,
+  scan: JsonObjectScan,
+  items: KubeObject[],
+  results: Result[] | undefined,
+  out: Output,
+): void {
+  const withResults = list.kind === 'ResourceList' && results !== undefined && results.length > 0;
+  const hadResults = list.kind === 'ResourceList' && scan.members.some((m) => m.key === 'results');
+  const intact = items.length === list.items.length && items.every((o, i) => o === list.items[i] && !o.changed);
+  if (intact && !hadResults) {
+    if (!withResults) {
+      out.chunks.push(text);
+      return;
+    }
+    const head = text.slice(0, scan.close).trimEnd();
+    out.chunks.push(
+      head,
+      head.endsWith('{') ? '\n' : ',\n',
+      `  "results": ${JSON.stringify(results, null, 2).replace(/\n/g, '\n  ')}\n`,
+      text.slice(scan.close),
+    );
+    return;
+  }
+  const members: string[] = [];
+  for (const m of scan.members) {
+    if (m.key === 'results' && list.kind === 'ResourceList') continue;
+    if (m.key !== 'items') {
+      members.push(`  ${JSON.stringify(m.key)}: ${text.slice(m.start, m.end)}`);
+      continue;
+    }
+    members.push(`  "items": ${items.length ? `[\n${items.map((o) => '    ' + o.jsonText('    ')).join(',\n')}\n  ]` : '[]'}`);
+  }
+  if (withResults) members.push(`  "results": ${JSON.stringify(results, null, 2).replace(/\n/g, '\n  ')}`);
+  out.chunks.push(`{\n${members.join(',\n')}\n}\n`);
+}
+
+function readJson(text: string, scan: JsonObjectScan): ParsedInput | undefined {
+  let kind: unknown;
+  try {
+    kind = memberValue(text, scan, 'kind');
+  } catch {
+    return undefined;
+  }
+  if (kind === 'ResourceList') {
+    if (!scan.items) throw new KrmError('the ResourceList has no `items` list');
+    const list = jsonList(text, scan, 'ResourceList');
+    return {
+      format: 'json',
+      items: list.items,
+      functionConfig: list.functionConfig,
+      notes: [],
+      layout: { kind: 'list', list, lead: '', tail: '' },
+    };
+  }
+  const unit = kind === 'List' && scan.items ? jsonList(text, scan, 'List') : KubeObject.fromNode(text, 'json');
+  if (unit instanceof KubeObject) {
+    unit.where = 'the input';
+    unit.inputLine = 1;
+  }
+  return streamInput([unit], '');
+}
+
+// ---------- reading ----------
+
+function streamInput(units: (KubeObject | ListDoc)[], tail: string): ParsedInput {
+  const items: KubeObject[] = [];
+  for (const u of units) {
+    if (u instanceof KubeObject) items.push(u);
+    else for (const o of u.items) items.push(o);
+  }
+  return { format: 'stream', items, notes: [], layout: { kind: 'stream', units, tail } };
+}
+
+/** A stream document: a `kind: List` in any layout becomes a list of its items, anything else an item. */
+function streamUnit(body: string, lead: string, line: number, index: number): KubeObject | ListDoc {
+  const scanned = scannedListDoc(body, line, ['List']);
+  if (scanned) {
+    streamLeads.set(scanned, lead);
+    return scanned;
+  }
+  const o = KubeObject.fromDocument(body, lead);
+  o.sourceLine = line;
+  o.inputLine = line;
+  o.where = `document ${index + 1}`;
+  o.hasAliases = hasAliasTokens(body);
+  let kind = '';
+  try {
+    kind = o.kind;
+  } catch {
+    return o; // unreadable: reported when the items are checked
+  }
+  if (kind === 'List' && Array.isArray(o.data.items)) {
+    const list = parsedList(body, 'List', line);
+    streamLeads.set(list, lead);
+    return list;
+  }
+  return o;
 }
 
 /** Parses function input. Throws KrmError with a position for malformed input. */
 export function readInput(text: string): ParsedInput {
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  const trimmed = text.trimStart();
-  if (trimmed === '') return { format: 'stream', items: [], sections: [], seqIndent: 0 };
-  let json: unknown;
-  if (trimmed[0] === '{') {
+  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  while (/\s/.test(text[i] ?? '')) i++;
+  if (i >= text.length) return streamInput([], text);
+  if (text[i] === '{') {
+    let scan: JsonObjectScan | undefined;
     try {
-      json = JSON.parse(text);
+      scan = scanJsonObject(text);
+    } catch (e) {
+      if (!(e instanceof YamlReadError)) throw e;
+      throw new KrmError(`input is not accepted JSON at line ${e.line}, column ${e.col}: ${e.detail}`);
+    }
+    const json = scan && readJson(text, scan);
+    if (json) return json;
+  }
+  const { docs, tail } = splitDocuments(text);
+  if (docs.length === 1) {
+    const d = docs[0]!;
+    const list = scannedListDoc(d.body, d.line, ['ResourceList']);
+    if (list) return listInput(list, d.lead, tail);
+  }
+  const units = docs.map((d, n) => streamUnit(d.body, d.lead, d.line, n));
+  if (units.length === 1 && units[0] instanceof KubeObject) {
+    const only = units[0];
+    let kind = '';
+    try {
+      kind = only.kind;
     } catch {
-      json = undefined; // not JSON: YAML in flow style, read below (and JSON.parse's message quotes the input)
+      // unreadable: reported when the items are checked
+    }
+    if (kind === 'ResourceList') {
+      if (!Array.isArray(only.data.items) && only.data.items !== null) throw new KrmError(NO_ITEMS);
+      return listInput(parsedList(docs[0]!.body, 'ResourceList', docs[0]!.line), docs[0]!.lead, tail);
     }
   }
-  if (json !== undefined) {
-    const o = json as Record<string, unknown>;
-    if (o && o.kind === 'ResourceList') {
-      if (!Array.isArray(o.items)) throw new KrmError('the ResourceList has no `items` list');
-      o.items.forEach((it, i) => {
-        if (it === null || typeof it !== 'object' || Array.isArray(it)) throw new KrmError(`items[${i}] is not a mapping (a KRM resource)`);
-      });
-      return {
-        format: 'json',
-        items: o.items.map((i) => KubeObject.fromData(i as object)),
-        functionConfig: o.functionConfig ? KubeObject.fromData(o.functionConfig as object) : undefined,
-        sections: [],
-        seqIndent: 0,
-      };
+  return streamInput(units, tail);
+}
+
+function listInput(list: ListDoc, lead: string, tail: string): ParsedInput {
+  return { format: 'list', items: list.items, functionConfig: list.functionConfig, notes: [], layout: { kind: 'list', list, lead, tail } };
+}
+
+// ---------- writing ----------
+
+/** A `---` line in a document's lead: the document is separated from the one before. */
+const SEPARATED = /(?:^|\n)---(?:[ \t\r\n]|$)/;
+
+function writeStream(layout: Extract<Layout, { kind: 'stream' }>, items: KubeObject[], out: Output): void {
+  const groups = new Map<ListDoc, KubeObject[]>();
+  const lists = new Set<unknown>(layout.units.filter((u) => !(u instanceof KubeObject)));
+  for (const o of items) {
+    if (!lists.has(o.container)) continue;
+    const g = groups.get(o.container as ListDoc);
+    if (g) g.push(o);
+    else groups.set(o.container as ListDoc, [o]);
+  }
+  let first = true;
+  let last = '';
+  const emit = (lead: string, text: string, changed: boolean): void => {
+    let l = lead;
+    if (changed && l !== '' && !l.endsWith('\n')) l += '\n';
+    if (!first && !SEPARATED.test(l)) l = '---\n' + l;
+    if (!first && last !== '' && !last.endsWith('\n')) out.chunks.push('\n');
+    if (l) out.chunks.push(l);
+    out.chunks.push(text);
+    last = text;
+    first = false;
+  };
+  for (const o of items) {
+    const list = lists.has(o.container) ? (o.container as ListDoc) : undefined;
+    if (list) {
+      const g = groups.get(list);
+      if (!g) continue;
+      groups.delete(list);
+      const chunks: string[] = [];
+      list.write(g, undefined, { chunks, notes: out.notes });
+      emit(streamLeads.get(list) ?? '', chunks.join(''), false);
+      continue;
     }
-    return { format: 'stream', items: [KubeObject.fromData(o)], sections: [], seqIndent: 0 };
+    const text = o.form === 'json' ? o.jsonText('') + (o.changed ? '\n' : '') : o.documentText();
+    emit(o.container === undefined && o.form !== 'entry' ? o.lead : '', text, o.changed);
   }
-  const fast = fromSections(text);
-  if (fast) return fast;
-
-  // Not the plain layout: parse everything with yaml (flow style, anchors, odd indentation).
-  const docs = yamlLib().parseAllDocuments(text, PARSE_OPTIONS);
-  if (!Array.isArray(docs)) return { format: 'stream', items: [], sections: [], seqIndent: 0 };
-  docs.forEach((d, i) => {
-    if (d.errors.length > 0) throw yamlError(d.errors[0]!, docs.length > 1 ? i : undefined);
-  });
-  const first = docs[0]?.toJS({ maxAliasCount: 10_000 }) as Record<string, unknown> | null | undefined;
-  if (docs.length === 1 && first && typeof first === 'object' && first.kind === 'ResourceList') {
-    if (!Array.isArray(first.items))
-      throw new KrmError('the ResourceList has no `items` field: expected `items:` with a list of resources (or `items: []`)');
-    const itemsNode = docs[0]!.get('items', true) as { items: unknown[] };
-    const items = itemsNode.items.map((node, i) => {
-      const d = docs[0]!.clone();
-      d.contents = node as never;
-      let body: string;
-      try {
-        body = d.toString(EMIT_OPTIONS);
-      } catch {
-        body = yamlLib().stringify((first.items as unknown[])[i], EMIT_OPTIONS); // an alias into another item
-      }
-      return KubeObject.fromDocument(body);
-    });
-    const fc = first.functionConfig;
-    return {
-      format: 'list',
-      items,
-      functionConfig: fc && typeof fc === 'object' ? KubeObject.fromData(fc) : undefined,
-      sections: [
-        { key: 'apiVersion', text: `apiVersion: ${String(first.apiVersion ?? 'config.kubernetes.io/v1')}\n` },
-        { key: 'kind', text: 'kind: ResourceList\n' },
-        { key: 'items', text: '' },
-      ],
-      seqIndent: 0,
-    };
+  if (layout.tail) {
+    if (last !== '' && !last.endsWith('\n')) out.chunks.push('\n');
+    out.chunks.push(layout.tail);
   }
-  return { format: 'stream', items: splitStream(text).map((d) => KubeObject.fromDocument(d)), sections: [], seqIndent: 0 };
 }
 
-function itemText(o: KubeObject, seqIndent: number): string {
-  const orig = o.original;
-  if (orig !== undefined && !o.changed) {
-    // a document read from a stream has no `- `: it must be indented to join a list
-    return o.lead + (orig.startsWith('- ') || /^ *- /.test(orig) ? orig : indentItem(orig, seqIndent));
-  }
-  return o.lead + indentItem(o.body, seqIndent);
-}
+/** What stood before a list document of a stream (`---` lines, comments). */
+const streamLeads = new WeakMap<ListDoc, string>();
 
-function resultsText(results: Result[]): string {
-  if (results.length === 0) return '';
-  return 'results:\n' + plainYaml(results);
+/** Writes the output in the input's format, with `items` as given and `results` (lists only). */
+export function writeOutputChunks(
+  input: ParsedInput,
+  items: KubeObject[],
+  results: Result[],
+): { chunks: string[]; notes: Output['notes'] } {
+  const out: Output = { chunks: [], notes: [] };
+  const layout = input.layout;
+  if (layout.kind === 'stream') writeStream(layout, items, out);
+  else {
+    if (layout.lead) out.chunks.push(layout.lead);
+    layout.list.write(items, results, out);
+    if (layout.tail) out.chunks.push(layout.tail);
+  }
+  return out;
 }
 
 /** Writes the output in the input's format, with `items` as given and `results` appended. */
 export function writeOutput(input: ParsedInput, items: KubeObject[], results: Result[]): string {
-  if (input.format === 'json') {
-    const out: Record<string, unknown> = {
-      apiVersion: 'config.kubernetes.io/v1',
-      kind: 'ResourceList',
-      items: items.map((i) => i.data),
-    };
-    if (input.functionConfig) out.functionConfig = input.functionConfig.data;
-    if (results.length) out.results = results;
-    return JSON.stringify(out, null, 2) + '\n';
-  }
-  if (input.format === 'stream') {
-    return items
-      .map((o) => (o.changed ? o.body : o.original!))
-      .map((t) => (t.endsWith('\n') ? t : t + '\n'))
-      .join('---\n');
-  }
-  let out = '';
-  let wroteItems = false;
-  const writeItems = (): void => {
-    wroteItems = true;
-    if (items.length === 0) {
-      out += 'items: []\n';
-      return;
-    }
-    out += 'items:\n';
-    for (const o of items) out += itemText(o, input.seqIndent);
-  };
-  for (const s of input.sections) {
-    if (s.key === 'results') continue;
-    if (s.key === 'items') {
-      out += s.text;
-      writeItems();
-      continue;
-    }
-    out += s.text.endsWith('\n') ? s.text : s.text + '\n';
-  }
-  if (!wroteItems) writeItems();
-  return out + resultsText(results);
+  return writeOutputChunks(input, items, results).chunks.join('');
 }

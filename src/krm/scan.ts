@@ -1,196 +1,531 @@
 /**
- * Splits a ResourceList (as kpt and kustomize write it) into per-item source text without
- * parsing the items, so that untouched items can be written back byte for byte and the
- * function only pays for parsing what it reads. Returns `undefined` whenever the layout is
- * not the plain block layout; the caller then parses the whole list with `yaml`.
+ * Splitting input into items without parsing them, so that untouched items are written back
+ * byte for byte and a function only pays for parsing what it reads. Everything here is one
+ * linear pass over offsets (no per-line arrays): a multi-document stream into documents, and a
+ * list document (a ResourceList, or a `kind: List`) into its top-level sections and its items,
+ * in block layout (kyaml's, or indented) or flow layout (`items: [...]`). Anything else returns
+ * `undefined`; the caller then reads the document with the careful parser (resource-list.ts).
  */
-import { PARSE_OPTIONS, yamlLib } from './lazy.js';
+import { ContinuationScanner } from './yaml-read.js';
 
-export interface ScannedItem {
-  /** comment and blank lines that precede the item's `-` line, verbatim */
+// ---------- lines ----------
+
+/** End of the line starting at `pos` (the index of its '\n', or text.length). */
+function lineEnd(text: string, pos: number): number {
+  const e = text.indexOf('\n', pos);
+  return e < 0 ? text.length : e;
+}
+
+function indentAt(text: string, pos: number): number {
+  let i = pos;
+  while (text.charCodeAt(i) === 32) i++;
+  return i - pos;
+}
+
+/** Blank: only spaces, tabs and a CR before the line end. */
+function isBlankLine(text: string, pos: number, end: number): boolean {
+  for (let i = pos; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 13) return false;
+  }
+  return true;
+}
+
+/** Blank, or a comment (its first non-white character is '#'). */
+function isSkipLine(text: string, pos: number, end: number): boolean {
+  for (let i = pos; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 35) return true;
+    if (c !== 32 && c !== 9 && c !== 13) return false;
+  }
+  return true;
+}
+
+/** `---` or `...` at column 0, alone or followed by white space. */
+function isMarker(text: string, pos: number): boolean {
+  const c = text.charCodeAt(pos);
+  if (c !== 45 && c !== 46) return false;
+  if (text.charCodeAt(pos + 1) !== c || text.charCodeAt(pos + 2) !== c) return false;
+  const n = text.charCodeAt(pos + 3);
+  return Number.isNaN(n) || n === 10 || n === 13 || n === 32 || n === 9;
+}
+
+// ---------- streams ----------
+
+export interface StreamDoc {
+  /** what stands before the document: `---` and `...` lines, comment-only documents */
   lead: string;
-  /** the item verbatim: its `- ` line and every following line up to the next item */
+  /** the document verbatim (from the line after its `---`, or from the `---`'s inline content) */
+  body: string;
+  /** offset of `body` in the text */
+  offset: number;
+  /** 1-based line of `body`'s first line in the text */
+  line: number;
+}
+
+/**
+ * Splits a multi-document YAML stream into documents, verbatim: joining each document's lead
+ * and body, then the tail, gives the text back. A line starting with `---` or `...` always ends
+ * a document (YAML forbids either at column 0 inside one, even in a block scalar).
+ */
+export function splitDocuments(text: string): { docs: StreamDoc[]; tail: string } {
+  const docs: StreamDoc[] = [];
+  let lead = '';
+  let start = 0;
+  let startLine = 1;
+  let content = false;
+  const close = (end: number): void => {
+    if (content) {
+      docs.push({ lead, body: text.slice(start, end), offset: start, line: startLine });
+      lead = '';
+    } else lead += text.slice(start, end);
+  };
+  let pos = 0;
+  let line = 1;
+  if (text.charCodeAt(0) === 0xfeff) {
+    lead = '\ufeff';
+    start = pos = 1;
+  }
+  while (pos < text.length) {
+    const end = lineEnd(text, pos);
+    const next = end + 1;
+    if (isMarker(text, pos)) {
+      close(pos);
+      content = false;
+      // `---` followed by content on its line (`--- |`, `--- {a: 1}`): the document starts after `--- `
+      if (text.charCodeAt(pos) === 45 && !isSkipLine(text, pos + 3, end)) {
+        lead += text.slice(pos, pos + 4);
+        start = pos + 4;
+        startLine = line;
+        content = true;
+      } else {
+        lead += text.slice(pos, Math.min(next, text.length));
+        start = next;
+        startLine = line + 1;
+      }
+    } else if (!content && !isSkipLine(text, pos, end) && text.charCodeAt(pos) !== 37) content = true; // `%` directives are no content
+    pos = next;
+    line++;
+  }
+  close(text.length);
+  return { docs, tail: lead };
+}
+
+/** Splits a multi-document YAML stream into its documents' text (comment-only documents dropped). */
+export function splitStream(text: string): string[] {
+  return splitDocuments(text).docs.map((d) => d.body);
+}
+
+// ---------- list documents: sections ----------
+
+export interface ListEntry {
+  /** comment and blank lines before the entry (block), or white space and comments (flow) */
+  lead: string;
+  /** block: the entry verbatim, from its `-` line; flow: the item's text */
   raw: string;
+  /** offset of `raw` in the text */
+  offset: number;
+  /** 1-based line of `raw`'s first line */
+  line: number;
+  /** names of aliases in the entry without an anchor in it (may over-match: the tokens may sit in strings) */
+  foreignAliases?: string[];
+  /** the entry has alias tokens (`*name`; may over-match) */
+  aliases?: boolean;
 }
 
 export interface ScannedList {
   /** top-level sections (`apiVersion: ...`, `kind: ...`, `functionConfig:` ...) in order, verbatim */
   sections: { key: string; text: string }[];
-  items: ScannedItem[];
-  /** column of the items' `-` (0 for kpt and kustomize) */
+  /** index of the `items` section in `sections` */
+  itemsAt: number;
+  /** how the items are written: block entries, a flow sequence, or none (`items: []`, `items:`) */
+  style: 'block' | 'flow' | 'empty';
+  /** the items section up to its first entry (block: the `items:` line and comments) */
+  itemsHead: string;
+  /** what stands before the `items:` line (comments) */
+  itemsPreamble: string;
+  entries: ListEntry[];
+  /** the items section after its last entry (column-0 comments; the flow sequence's `]` and the rest of its line) */
+  itemsTail: string;
+  /** column of the entries' `-` (0 for kpt and kustomize) */
   seqIndent: number;
 }
 
-const TOP_KEY = /^([A-Za-z_][A-Za-z0-9_.-]*):(?: +(.*))?$/;
+/** `key:` at column 0 (plain, or quoted without escapes), with the offset after the colon. */
+const TOP_KEY = /^(?:([A-Za-z_][A-Za-z0-9_./-]*)|"([^"\\\n]*)"|'([^'\n]*)') *:(?=[ \t\r]|$)/;
 
-/** `&name` or `*name` where YAML could read an anchor or alias (conservative: may over-match). */
-const ANCHOR_OR_ALIAS = /(?:^|[\s[{,:-])[&*][^\s,[\]{}]/;
-const ALIAS_G = /(?:^|[\s[{,:-])\*([^\s,[\]{}]+)/g;
-const ANCHOR_G = /(?:^|[\s[{,:-])&([^\s,[\]{}]+)/g;
-
-function selfContained(item: ScannedItem, seqIndent: number): boolean {
-  const anchors = new Set([...item.raw.matchAll(ANCHOR_G)].map((m) => m[1]));
-  let unmatched = false;
-  for (const m of item.raw.matchAll(ALIAS_G)) if (!anchors.has(m[1])) unmatched = true;
-  if (!unmatched) return true;
-  // the tokens may sit in a block scalar or a quoted string: ask the real parser
-  const doc = yamlLib().parseDocument(dedentItem(item.raw, seqIndent), PARSE_OPTIONS);
-  try {
-    doc.toJS({ maxAliasCount: 10_000 }); // throws on an alias whose anchor is elsewhere
-  } catch {
-    return false;
-  }
-  return doc.errors.length === 0;
+function topKey(text: string, pos: number, end: number): { key: string; after: number } | undefined {
+  const c = text.charCodeAt(pos);
+  if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 34 || c === 39)) return undefined;
+  const m = TOP_KEY.exec(text.slice(pos, end));
+  if (!m) return undefined;
+  return { key: m[1] ?? m[2] ?? m[3]!, after: pos + m[0].length };
 }
 
-/** A block scalar header with keep chomping (`|+`, `>2+` ...): its trailing blank lines are content. */
+/** Start of the run of column-0 comments (and blank lines between them) that ends right before `pos`. */
+function commentRunStart(text: string, from: number, pos: number, starts: number[]): number {
+  let start = pos;
+  for (let k = starts.length - 1; k >= 0; k--) {
+    const s = starts[k]!;
+    if (s < from) break;
+    const end = lineEnd(text, s);
+    if (text.charCodeAt(s) === 35) start = s;
+    else if (!isBlankLine(text, s, end)) break;
+  }
+  return start;
+}
+
+/**
+ * Splits a list document (one YAML document: a block mapping at column 0 with an `items`
+ * sequence) into sections and entries. `undefined` when the layout is anything else.
+ */
+export function scanList(text: string, baseLine = 1): ScannedList | undefined {
+  const sections: { key: string; start: number; end: number }[] = [];
+  let items: ItemsScan | undefined;
+  let pos = 0;
+  let line = baseLine;
+  let sectionStart = 0;
+  let current: { key: string; start: number; scanner: ContinuationScanner } | undefined;
+  let skipStarts: number[] = []; // skip lines since the last content line of the current section
+  while (pos < text.length) {
+    const end = lineEnd(text, pos);
+    const c = text.charCodeAt(pos);
+    const open = current?.scanner.continuationIndent() !== undefined;
+    if (!open && c !== 32 && c !== 9 && !isSkipLine(text, pos, end) && !(c === 45 && current && isDashLine(text, pos, end))) {
+      // a top-level key starts a section; column-0 comments just before it belong to it
+      const k = topKey(text, pos, end);
+      if (!k) return undefined;
+      const start = current ? commentRunStart(text, sectionStart, pos, skipStarts) : sectionStart;
+      if (current) sections.push({ key: current.key, start: current.start, end: start });
+      sectionStart = start;
+      skipStarts = [];
+      if (k.key === 'items') {
+        if (items) return undefined;
+        items = scanItems(text, pos, k.after, line, keepChompAt(text));
+        if (!items) return undefined;
+        current = undefined;
+        sections.push({ key: 'items', start, end: items.end });
+        pos = items.end;
+        line = items.endLine;
+        sectionStart = items.end;
+        continue;
+      }
+      current = { key: k.key, start, scanner: new ContinuationScanner() };
+      current.scanner.line(text.slice(k.after, end));
+    } else if (!current) {
+      // before the first key, or right after the items: comments and blank lines only
+      if (!isSkipLine(text, pos, end)) return undefined;
+      skipStarts.push(pos);
+    } else {
+      if (isSkipLine(text, pos, end)) skipStarts.push(pos);
+      else skipStarts = [];
+      current.scanner.line(text.slice(pos, end));
+    }
+    pos = end + 1;
+    line++;
+  }
+  if (current) sections.push({ key: current.key, start: current.start, end: text.length });
+  if (!items) return undefined;
+  // text after the items with no section to hold it (comments at the end) joins the items section
+  const last = sections[sections.length - 1]!;
+  if (last.end < text.length) last.end = text.length;
+  if (sections[0]!.start > 0) sections[0]!.start = 0;
+  const keys = new Set(sections.map((s) => s.key));
+  if (keys.size !== sections.length) return undefined; // duplicate keys: the careful reader reports them
+  const itemsAt = sections.findIndex((s) => s.key === 'items');
+  const sec = sections[itemsAt]!;
+  const itemsHead = text.slice(sec.start, items.headEnd);
+  const itemsPreamble = text.slice(sec.start, items.keyPos);
+  const itemsTail = text.slice(items.tailStart, sec.end);
+  markForeignAliases(text, items.entries);
+  return {
+    sections: sections.map((s) => ({ key: s.key, text: text.slice(s.start, s.end) })),
+    itemsAt,
+    style: items.style,
+    itemsHead,
+    itemsPreamble,
+    entries: items.entries,
+    itemsTail,
+    seqIndent: items.seqIndent,
+  };
+}
+
+function isDashLine(text: string, pos: number, end: number): boolean {
+  const n = text.charCodeAt(pos + 1);
+  return text.charCodeAt(pos) === 45 && (pos + 1 >= end || n === 32 || n === 13 || n === 9);
+}
+
+// ---------- list documents: items ----------
+
+interface ItemsScan {
+  style: 'block' | 'flow' | 'empty';
+  entries: ListEntry[];
+  /** end of the items section (start of the next top-level key's comment run, or the text end) */
+  end: number;
+  endLine: number;
+  headEnd: number;
+  tailStart: number;
+  seqIndent: number;
+  /** offset of the `items:` line */
+  keyPos: number;
+}
+
+/** The items section whose `items:` line starts at `keyPos`; `after` is the offset after the colon. */
+function scanItems(text: string, keyPos: number, after: number, keyLine: number, keep: number[]): ItemsScan | undefined {
+  const end = lineEnd(text, keyPos);
+  let v = after;
+  while (text.charCodeAt(v) === 32 || text.charCodeAt(v) === 9) v++;
+  const c = text.charCodeAt(v);
+  let scan: Omit<ItemsScan, 'keyPos'> | undefined;
+  if (v >= end || c === 35 || c === 13 || /^(?:null|Null|NULL|~)[ \t\r]*(?:#.*)?$/.test(text.slice(v, end)))
+    scan = scanBlockItems(text, Math.min(end + 1, text.length), keyLine + 1, keep);
+  else if (c === 91) scan = scanFlowItems(text, v, keyLine); // [
+  // else an anchor, a tag, a scalar: the careful reader decides
+  return scan && { ...scan, keyPos };
+}
+
+/** Offsets of every possible keep-chomping block scalar header (`|+`, `>2+` ...), in order. */
+function keepChompAt(text: string): number[] {
+  const out: number[] = [];
+  for (const m of text.matchAll(/[|>][0-9]?\+/g)) out.push(m.index);
+  return out;
+}
+
+/** Whether a line of an entry is a block scalar header with keep chomping (`|+`): its trailing blank lines are content. */
 const KEEP_CHOMP = /(?:^|[\s:-])[|>][0-9]?\+[0-9]?\s*(?:#.*)?$/;
 
-/** A comment line no deeper than an item's keys: it cannot belong to a block scalar. */
-function isItemComment(line: string, seqIndent: number): boolean {
-  let i = 0;
-  while (line.charCodeAt(i) === 32) i++;
-  return line[i] === '#' && i <= seqIndent + 2;
-}
-
-function isSkip(line: string): boolean {
-  const t = line.trimStart();
-  return t === '' || t[0] === '#';
-}
-
-export function scanResourceList(text: string): ScannedList | undefined {
-  if (text.includes('\r') || text.includes('\t')) return undefined;
-  const lines = text.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
-  let n = 0;
-  if (lines[0] === '---') n = 1;
-  const sections: { key: string; text: string }[] = [];
-  const items: ScannedItem[] = [];
+/**
+ * Block entries from `start`: each begins at a `-` at the first entry's column; comment lines
+ * no deeper than an entry's keys and blank lines at the end of an entry go to the next entry's
+ * lead (deeper ones, and blank lines after a keep-chomping block scalar, may be content and
+ * stay); column-0 comments after the last entry are the section's tail.
+ */
+function scanBlockItems(text: string, start: number, startLine: number, keepAt: number[]): Omit<ItemsScan, 'keyPos'> | undefined {
+  const entries: ListEntry[] = [];
   let seqIndent = -1;
-  let preamble = '';
-  while (n < lines.length) {
-    const line = lines[n]!;
-    if (isSkip(line) && line[0] !== ' ') {
-      preamble += line + '\n';
-      n++;
+  let pos = start;
+  let line = startLine;
+  let cur: { start: number; line: number; leadStart: number } | undefined;
+  const leadStart = start;
+  let movable = -1; // start of the entry's trailing lines that move to the next lead
+  let col0 = -1; // start of the entry's trailing column-0 comment lines
+  let keep = false;
+  let k = 0; // next keep-chomp candidate
+  const keepOn = (from: number, end: number): boolean => {
+    while (k < keepAt.length && keepAt[k]! < from) k++;
+    return k < keepAt.length && keepAt[k]! < end && KEEP_CHOMP.test(text.slice(from, end));
+  };
+  const close = (to: number): void => {
+    if (!cur) return;
+    entries.push({ lead: text.slice(cur.leadStart, cur.start), raw: text.slice(cur.start, to), offset: cur.start, line: cur.line });
+  };
+  for (; pos < text.length; line++) {
+    const end = lineEnd(text, pos);
+    const next = Math.min(end + 1, text.length);
+    const ind = indentAt(text, pos);
+    const c = text.charCodeAt(pos + ind);
+    if (isBlankLine(text, pos, end)) {
+      if (cur && movable < 0 && !keep) movable = pos;
+      col0 = -1;
+      pos = next;
       continue;
     }
-    if (line === '...' || line === '---') {
-      // a second document: not a single ResourceList
-      if (lines.slice(n + 1).every(isSkip)) break;
-      return undefined;
-    }
-    const m = TOP_KEY.exec(line);
-    if (!m) return undefined;
-    const key = m[1]!;
-    const inline = m[2];
-    n++;
-    if (key !== 'items') {
-      let t = preamble + line + '\n';
-      preamble = '';
-      while (
-        n < lines.length &&
-        (lines[n]![0] === ' ' || lines[n] === '' || (lines[n]![0] === '-' && inline === undefined) || lines[n]![0] === '#')
-      ) {
-        // a comment at column 0 ends the section if a top-level key follows it
-        if (lines[n]![0] === '#') {
-          let k = n;
-          while (k < lines.length && isSkip(lines[k]!) && lines[k]![0] !== ' ') k++;
-          if (k >= lines.length || TOP_KEY.test(lines[k]!)) break;
-        }
-        t += lines[n] + '\n';
-        n++;
-      }
-      sections.push({ key, text: t });
+    if (c === 35) {
+      // a comment
+      if (cur && ind <= seqIndent + 2) {
+        if (movable < 0) movable = pos;
+      } else if (cur) movable = -1;
+      if (ind === 0) {
+        if (col0 < 0) col0 = pos;
+      } else col0 = -1;
+      pos = next;
       continue;
     }
-    // the items section
-    if (inline !== undefined && !/^\[\s*\](\s+#.*)?$/.test(inline)) return undefined; // flow items
-    sections.push({ key: 'items', text: preamble });
-    preamble = '';
-    let lead = '';
-    let cur: string[] | undefined;
-    let curLead = '';
-    const flush = (): void => {
-      if (cur) items.push({ lead: curLead, raw: cur.join('\n') + '\n' });
-      cur = undefined;
-    };
-    for (; n < lines.length; n++) {
-      const l = lines[n]!;
-      let ind = 0;
-      while (l.charCodeAt(ind) === 32) ind++;
-      const rest = l.slice(ind);
-      if (rest === '' || rest[0] === '#') {
-        if (cur) {
-          // a comment or blank line: part of the current item unless only skip lines and a new
-          // entry or a top-level key follow
-          cur.push(l);
-        } else lead += l + '\n';
-        continue;
-      }
-      if (seqIndent < 0 && (rest.startsWith('- ') || rest === '-')) seqIndent = ind;
-      if (ind === seqIndent && (rest.startsWith('- ') || rest === '-')) {
-        if (rest === '-' || rest.startsWith('- -') || rest.startsWith('- [') || rest.startsWith('- {')) return undefined;
-        // move trailing skip lines of the previous item to this item's lead
-        // (only comments at most as indented as the item's keys, and blank lines unless the item
-        // has a keep-chomping block scalar (`|+`): deeper comment-like lines and those blank lines
-        // may be the end of a block scalar and stay with their item)
-        let moved = '';
-        if (cur) {
-          const keep = cur.some((x) => KEEP_CHOMP.test(x));
-          while (cur.length > 1) {
-            const last = cur[cur.length - 1]!;
-            if (!(isItemComment(last, seqIndent) || (!keep && last.trim() === ''))) break;
-            moved = cur.pop() + '\n' + moved;
-          }
-        }
-        flush();
-        cur = [l];
-        curLead = lead + moved;
-        lead = '';
-        continue;
-      }
-      if (cur && ind >= seqIndent + 2) {
-        cur.push(l);
-        continue;
-      }
-      break; // a top-level key (or something we will judge as such)
+    const dash = c === 45 && isDashLine(text, pos + ind, end);
+    if (seqIndent < 0) {
+      if (!dash) break; // `items:` followed by a key or a mapping: not a list
+      seqIndent = ind;
     }
-    // trailing skip lines of the last item stay with it only if they are indented; column-0
-    // comments before the next section go to that section
-    let tail = '';
-    if (cur) {
-      while (cur.length > 1 && isSkip(cur[cur.length - 1]!) && cur[cur.length - 1]![0] !== ' ' && cur[cur.length - 1] !== '')
-        tail = cur.pop() + '\n' + tail;
+    if (dash && ind === seqIndent) {
+      const to = movable >= 0 ? movable : pos;
+      close(to);
+      cur = { start: pos, line, leadStart: cur ? to : leadStart };
+      movable = -1;
+      col0 = -1;
+      keep = keepOn(pos, end);
+      pos = next;
+      continue;
     }
-    flush();
-    preamble = lead + tail;
+    if (ind === 0) break; // a top-level key
+    if (!cur) return undefined;
+    if (!keep && keepOn(pos, end)) keep = true;
+    movable = -1;
+    col0 = -1;
+    pos = next;
   }
-  if (preamble) {
-    if (sections.length === 0) return undefined;
-    sections[sections.length - 1]!.text += preamble;
-  }
-  if (seqIndent < 0) seqIndent = 0;
-  // An alias must find its anchor inside the same item, or the items cannot stand alone.
-  if (ANCHOR_OR_ALIAS.test(text) && !items.every((it) => selfContained(it, seqIndent))) return undefined;
-  const keys = sections.map((s) => s.key);
-  if (new Set(keys).size !== keys.length) return undefined;
-  return { sections, items, seqIndent };
+  // the last entry ends before its trailing column-0 comments (they belong to what follows)
+  const entryEnd = col0 >= 0 ? col0 : pos;
+  if (cur) close(entryEnd);
+  const first = entries[0];
+  return {
+    style: first ? 'block' : 'empty',
+    entries,
+    end: pos,
+    endLine: line,
+    headEnd: first ? first.offset - first.lead.length : start,
+    tailStart: cur ? entryEnd : start,
+    seqIndent: Math.max(0, seqIndent),
+  };
 }
 
-/** The item's text as a standalone YAML document (its `- ` and indentation removed). */
+/** Items of a flow sequence `[a, {b: c}, ...]` starting at `open`, split at top-level commas. */
+function scanFlowItems(text: string, open: number, openLine: number): Omit<ItemsScan, 'keyPos'> | undefined {
+  const entries: ListEntry[] = [];
+  let depth = 0;
+  let line = openLine;
+  let itemStart = -1;
+  let itemLine = 0;
+  let leadStart = open + 1;
+  let lastEnd = -1; // end of the current item's last token
+  let prev = 91; // the last significant character
+  const push = (): void => {
+    if (itemStart < 0) return;
+    entries.push({ lead: text.slice(leadStart, itemStart), raw: text.slice(itemStart, lastEnd), offset: itemStart, line: itemLine });
+  };
+  let i = open;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 10) {
+      line++;
+      continue;
+    }
+    if (c === 32 || c === 9 || c === 13) continue;
+    if (c === 35 && /[\s[,]/.test(text[i - 1] ?? ' ')) {
+      i = lineEnd(text, i) - 1; // a comment
+      continue;
+    }
+    if (depth === 1 && itemStart < 0 && c !== 44 && c !== 93) {
+      itemStart = i;
+      itemLine = line;
+    }
+    const tokenStart = prev === 91 || prev === 123 || prev === 44 || prev === 58;
+    prev = c;
+    if ((c === 34 || c === 39) && tokenStart) {
+      const close = closeQuoteAt(text, i);
+      if (close < 0) return undefined;
+      for (let k = i; k < close; k++) if (text.charCodeAt(k) === 10) line++;
+      i = close - 1;
+      lastEnd = close;
+      continue;
+    }
+    if (c === 91 || c === 123) depth++;
+    else if (c === 93 || c === 125) {
+      depth--;
+      if (depth === 0) {
+        push();
+        break;
+      }
+    } else if (c === 44 && depth === 1) {
+      if (itemStart < 0) return undefined; // an empty entry: the careful reader reports it
+      push();
+      itemStart = -1;
+      leadStart = i + 1;
+      continue;
+    }
+    lastEnd = i + 1;
+  }
+  if (depth !== 0) return undefined;
+  const close = i; // the `]`
+  const end = lineEnd(text, close);
+  if (!isSkipLine(text, close + 1, end)) return undefined; // more on the `]` line
+  const after = Math.min(end + 1, text.length);
+  return {
+    style: entries.length ? 'flow' : 'empty',
+    entries,
+    end: after,
+    endLine: line + 1,
+    headEnd: open,
+    tailStart: after,
+    seqIndent: 0,
+  };
+}
+
+/** Offset after the quote closing the string that opens at `open`, or -1. */
+function closeQuoteAt(text: string, open: number): number {
+  const q = text.charCodeAt(open);
+  for (let i = open + 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (q === 34 && c === 92) {
+      i++;
+      continue;
+    }
+    if (c === q) {
+      if (q === 39 && text.charCodeAt(i + 1) === 39) {
+        i++;
+        continue;
+      }
+      return i + 1;
+    }
+  }
+  return -1;
+}
+
+// ---------- aliases across entries ----------
+
+/** `*name` or `&name` where YAML could read an alias or anchor (conservative: may over-match). */
+const ANCHOR_OR_ALIAS_G = /(?:^|[\s[{,:-])([&*])([^\s,[\]{}]+)/g;
+
+/** Whether a text has alias tokens (`*name` where YAML could read an alias; may over-match). */
+export function hasAliasTokens(text: string): boolean {
+  return text.includes('*') && /(?:^|[\s[{,:-])\*[^\s,[\]{}]/.test(text);
+}
+
+/**
+ * Marks the entries that use an alias without an anchor of that name in the entry: they may
+ * need the rest of the list to be read (and must not be written alone after what holds the
+ * anchor changed). One pass over the text; nothing to do in the usual list without `*`.
+ */
+function markForeignAliases(text: string, entries: ListEntry[]): void {
+  if (entries.length === 0 || !text.includes('*')) return;
+  let k = 0;
+  let anchors = new Set<string>();
+  let aliases: string[] = [];
+  const flush = (): void => {
+    const foreign = aliases.filter((a) => !anchors.has(a));
+    if (foreign.length) entries[k]!.foreignAliases = foreign;
+    if (aliases.length) entries[k]!.aliases = true;
+    anchors = new Set();
+    aliases = [];
+  };
+  for (const m of text.matchAll(ANCHOR_OR_ALIAS_G)) {
+    const at = m.index + m[0].length - m[2]!.length - 1;
+    while (k < entries.length && at >= entries[k]!.offset + entries[k]!.raw.length) {
+      flush();
+      k++;
+    }
+    if (k >= entries.length) break;
+    if (at < entries[k]!.offset) continue;
+    if (m[1] === '&') anchors.add(m[2]!);
+    else aliases.push(m[2]!);
+  }
+  if (k < entries.length) flush();
+}
+
+// ---------- entries as documents ----------
+
+/** The entry's text as a standalone YAML document (its `- ` and indentation removed). */
 export function dedentItem(raw: string, seqIndent: number): string {
   const cut = seqIndent + 2;
-  const lines = raw.split('\n');
   let out = '';
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (i === lines.length - 1 && l === '') break;
-    if (l.length >= cut && (i === 0 || l.slice(0, cut).trim() === '')) {
-      out += l.slice(cut) + '\n';
-    } else {
-      out += l.trimStart() + '\n'; // blank, or a comment indented less than the item
-    }
+  let pos = 0;
+  let first = true;
+  while (pos < raw.length) {
+    const end = lineEnd(raw, pos);
+    const l = raw.slice(pos, end);
+    if (end - pos >= cut && (first || indentAt(raw, pos) >= cut)) out += l.slice(cut) + '\n';
+    else out += l.trimStart() + '\n'; // blank, or a comment indented less than the entry
+    first = false;
+    pos = end + 1;
   }
   return out;
 }
@@ -198,32 +533,57 @@ export function dedentItem(raw: string, seqIndent: number): string {
 /** Inverse of `dedentItem`: the document as an entry of a block sequence at `seqIndent`. */
 export function indentItem(body: string, seqIndent: number): string {
   const pad = ' '.repeat(seqIndent + 2);
-  const lines = body.split('\n');
-  if (lines[lines.length - 1] === '') lines.pop();
   let out = '';
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
-    if (i === 0) out += ' '.repeat(seqIndent) + '- ' + l + '\n';
+  let pos = 0;
+  let first = true;
+  while (pos < body.length) {
+    const end = lineEnd(body, pos);
+    const l = body.slice(pos, end);
+    if (first) out += ' '.repeat(seqIndent) + '- ' + l + '\n';
     else out += (l === '' ? '' : pad + l) + '\n';
+    first = false;
+    pos = end + 1;
   }
-  return out;
+  return out === '' ? ' '.repeat(seqIndent) + '-\n' : out;
 }
 
-/** Splits a multi-document YAML stream into documents, verbatim. */
-export function splitStream(text: string): string[] {
-  const docs: string[] = [];
-  let cur = '';
-  let started = false;
-  for (const line of text.split(/(?<=\n)/)) {
-    if (/^---(\s|$)/.test(line)) {
-      if (started || cur.trim() !== '') docs.push(cur);
-      cur = line.slice(3).trim() === '' ? '' : line.slice(4);
-      started = true;
+/**
+ * The header of an item (its top-level `apiVersion`, `kind` and `metadata` lines, dedented)
+ * for the fast reader, taken from an entry (`col` = seqIndent + 2, first line after `- `) or a
+ * document (`col` = 0). `undefined` when a top-level line is not a plain `key:` line.
+ */
+export function headerText(raw: string, col: number): string | undefined {
+  let out = '';
+  let take = false;
+  let pos = 0;
+  let first = true;
+  while (pos < raw.length) {
+    const end = lineEnd(raw, pos);
+    let top: boolean;
+    if (first && col > 0) {
+      // `<seqIndent spaces>- key: ...`
+      if (raw.charCodeAt(pos + col - 2) !== 45 || raw.charCodeAt(pos + col - 1) !== 32 || raw.charCodeAt(pos + col) === 32)
+        return undefined;
+      top = true;
+    } else if (isSkipLine(raw, pos, end)) {
+      if (take) out += (end - pos > col ? raw.slice(pos + col, end) : '') + '\n';
+      pos = end + 1;
+      first = false;
       continue;
+    } else {
+      const ind = indentAt(raw, pos);
+      if (ind < col) return undefined;
+      top = ind === col;
     }
-    if (/^\.\.\.\s*$/.test(line)) continue;
-    cur += line;
+    first = false;
+    const line = raw.slice(pos + col, end);
+    if (top) {
+      // a quoted key or `kind :` may be a header key too: leave such items to the full parser
+      if (!/^[A-Za-z_][A-Za-z0-9_./-]*:(?:[ \r]|$)/.test(line)) return undefined;
+      take = line.startsWith('apiVersion:') || line.startsWith('kind:') || line.startsWith('metadata:');
+    }
+    if (take) out += line + '\n';
+    pos = end + 1;
   }
-  if (cur.trim() !== '') docs.push(cur);
-  return docs.filter((d) => d.split('\n').some((l) => !isSkip(l)));
+  return out;
 }

@@ -208,6 +208,7 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
   let capacityFindings = 0;
 
   for (const site of sites) {
+    errors += site.unreadable; // documents that do not parse are errors too
     const a: Analysis = await analyse(site.objects, spec);
     const fileOf = new Map<string, string>();
     for (const [o, f] of site.files) fileOf.set(`${o.kind}|${o.namespace ?? ''}|${o.name}`, f);

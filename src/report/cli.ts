@@ -11,6 +11,7 @@ import { buildReport, THRESHOLDS, type ReportOptions, type ThresholdName } from 
 import type { ValueClass } from './divergence.js';
 import { loadSite, parseSiteArg, SiteError, type Site } from './load.js';
 import { REPORT_API_VERSION, REPORT_KIND, type Report } from './model.js';
+import { type CommandArgs, parseCommandArgs, UsageError } from '../cli/args.js';
 import { renderHtml } from './render-html.js';
 import { renderMarkdown, renderText } from './render-text.js';
 
@@ -46,43 +47,7 @@ Exit codes: 0 done, 1 a --fail-on threshold is broken, 2 bad arguments or unread
 `;
 
 const WITH_VALUE = ['format', 'output', 'reference', 'fail-on', 'now', 'warn-days', 'role-label', 'ignore', 'config', 'max-rows'];
-const FLAGS = ['help', 'no-default-ignores'];
-
-interface Args {
-  flags: Set<string>;
-  options: Map<string, string[]>;
-  positional: string[];
-}
-
-function parse(argv: string[]): Args {
-  const a: Args = { flags: new Set(), options: new Map(), positional: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const x = argv[i]!;
-    if (x === '--') {
-      a.positional.push(...argv.slice(i + 1));
-      break;
-    }
-    if (x === '-h') {
-      a.flags.add('help');
-      continue;
-    }
-    if (!x.startsWith('--')) {
-      a.positional.push(x);
-      continue;
-    }
-    const eq = x.indexOf('=');
-    const name = eq > 0 ? x.slice(2, eq) : x.slice(2);
-    if (WITH_VALUE.includes(name)) {
-      const v = eq > 0 ? x.slice(eq + 1) : argv[++i];
-      if (v === undefined) throw new UsageError(`--${name} needs a value`);
-      a.options.set(name, [...(a.options.get(name) ?? []), v]);
-    } else if (FLAGS.includes(name)) a.flags.add(name);
-    else throw new UsageError(`unknown option --${name}`);
-  }
-  return a;
-}
-
-class UsageError extends Error {}
+const FLAGS = ['no-default-ignores'];
 
 interface ConfigSpec {
   reference?: string;
@@ -128,8 +93,8 @@ export function readConfig(path: string): ConfigSpec {
   return s;
 }
 
-function list(values: string[] | undefined): string[] {
-  return (values ?? [])
+function list(values: string[]): string[] {
+  return values
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter(Boolean);
@@ -156,17 +121,17 @@ export async function reportMain(
     err: (s) => void process.stderr.write(s),
   },
 ): Promise<number> {
-  let args: Args;
+  let args: CommandArgs;
   let opts: ReportOptions;
   let format: string;
   let maxRows: number;
   try {
-    args = parse(argv);
-    if (args.flags.has('help')) {
+    args = parseCommandArgs(argv, WITH_VALUE, FLAGS);
+    if (args.flag('help')) {
       io.out(REPORT_HELP);
       return 0;
     }
-    const one = (k: string): string | undefined => args.options.get(k)?.at(-1);
+    const one = args.one;
     const cfg = one('config') ? readConfig(one('config')!) : {};
     format = one('format') ?? 'text';
     if (!['text', 'json', 'markdown', 'md', 'html'].includes(format))
@@ -174,7 +139,7 @@ export async function reportMain(
     const nowText = one('now') ?? process.env.BAREMETAL_KRM_NOW ?? cfg.intent?.now ?? new Date().toISOString();
     if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(nowText) || Number.isNaN(Date.parse(nowText)))
       throw new UsageError(`--now ${nowText}: use an RFC 3339 time such as 2024-01-31T00:00:00Z`);
-    const failOn = [...(cfg.failOn ?? []), ...list(args.options.get('fail-on'))];
+    const failOn = [...(cfg.failOn ?? []), ...list(args.all('fail-on'))];
     for (const f of failOn)
       if (!(THRESHOLDS as readonly string[]).includes(f))
         throw new UsageError(`--fail-on ${f}: unknown threshold; use ${THRESHOLDS.join(', ')}`);
@@ -191,9 +156,9 @@ export async function reportMain(
       now: nowText,
       reference: one('reference') ?? cfg.reference,
       roleLabel: one('role-label') ?? cfg.roleLabel ?? 'airshipit.org/k8s-role',
-      ignoreFields: [...(cfg.divergence?.ignoreFields ?? []), ...list(args.options.get('ignore'))],
-      ignoreValues: args.flags.has('no-default-ignores') ? [] : (cfg.divergence?.ignoreValues ?? ['mac', 'ip', 'site-name']),
-      defaultIgnores: args.flags.has('no-default-ignores') ? false : (cfg.divergence?.defaultIgnores ?? true),
+      ignoreFields: [...(cfg.divergence?.ignoreFields ?? []), ...list(args.all('ignore'))],
+      ignoreValues: args.flag('no-default-ignores') ? [] : (cfg.divergence?.ignoreValues ?? ['mac', 'ip', 'site-name']),
+      defaultIgnores: args.flag('no-default-ignores') ? false : (cfg.divergence?.defaultIgnores ?? true),
       failOn: [...new Set(failOn)] as ThresholdName[],
       intent,
     };
@@ -231,7 +196,7 @@ export async function reportMain(
 
   const report = await buildReport(sites, opts);
   const text = render(report, format, maxRows);
-  const output = args.options.get('output')?.at(-1);
+  const output = args.one('output');
   if (output) {
     try {
       writeFileSync(output, text);

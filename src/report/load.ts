@@ -5,10 +5,10 @@
  * remembered (relative to the site) so the report can say where a certificate lives.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
-import { KubeObject } from '../krm/index.js';
-import { splitWithLines } from '../cli/files.js';
+import { KrmError, type KubeObject } from '../krm/index.js';
+import { fileObjects, readRegularFile } from '../cli/files.js';
 
 export interface Site {
   name: string;
@@ -19,35 +19,53 @@ export interface Site {
   objects: KubeObject[];
   /** object -> file relative to the site (absent for kustomize output) */
   files: Map<KubeObject, string>;
-  /** documents that are not KRM objects or do not parse, as `file:line: message` */
+  /** documents that are not KRM objects or do not parse, and files not read, as `file:line: message` */
   skipped: string[];
+  /** how many of `skipped` could not be read (bad YAML, not UTF-8, too large): errors for `--fail-on errors` */
+  unreadable: number;
 }
 
 export class SiteError extends Error {}
 
 const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
 
-function listYaml(dir: string, root: string, out: string[]): void {
+function listYaml(dir: string, root: string, out: string[], seen = new Set<string>()): void {
+  const real = realpathSync(dir);
+  if (seen.has(real)) return; // a link back up: each folder once
+  seen.add(real);
   for (const e of readdirSync(dir).sort()) {
     if (e.startsWith('.') || e === 'node_modules') continue;
     const p = join(dir, e);
     const st = statSync(p);
-    if (st.isDirectory()) listYaml(p, root, out);
+    if (st.isDirectory()) listYaml(p, root, out, seen);
     else if (/\.ya?ml$/i.test(e) && !KUSTOMIZATION_FILES.includes(e)) out.push(p);
   }
 }
 
 function addStream(site: Site, text: string, file: string | undefined): void {
-  for (const d of splitWithLines(text)) {
-    const where = `${file ?? site.source}:${d.line}`;
-    let o: KubeObject;
+  let items: ReturnType<typeof fileObjects>;
+  try {
+    items = fileObjects(file ?? site.source, text);
+  } catch (e) {
+    if (!(e instanceof KrmError)) throw e;
+    site.skipped.push(`${file ?? site.source}: ${e.message}`);
+    site.unreadable++;
+    return;
+  }
+  for (const { object: o, line } of items) {
+    const where = `${file ?? site.source}:${line}`;
     try {
-      o = KubeObject.fromDocument(d.body);
-      o.sourceLine = d.line;
       // parse now: a broken document is reported once, here, not deep inside a rule
       void o.data;
     } catch (e) {
-      site.skipped.push(`${where}: does not parse as YAML (${(e as Error).message.split('\n')[0]})`);
+      if (!(e instanceof KrmError)) throw e;
+      const msg = e.message.split('\n')[0]!;
+      if (/ is not a mapping /.test(msg))
+        site.skipped.push(`${where}: not a KRM object (${msg.replace(/^.* is not a mapping \((.*?)\).*$/, 'not a mapping: $1')})`);
+      else {
+        site.skipped.push(`${where}: does not parse as YAML (${msg})`);
+        site.unreadable++;
+      }
       continue;
     }
     if (!o.kind || !o.apiVersion) {
@@ -58,6 +76,21 @@ function addStream(site: Site, text: string, file: string | undefined): void {
     site.objects.push(o);
     if (file) site.files.set(o, file);
   }
+}
+
+/** Reads one file of a site: special files and unreadable ones are noted, not fatal. */
+function addFile(site: Site, path: string, rel: string): void {
+  let r: ReturnType<typeof readRegularFile>;
+  try {
+    r = readRegularFile(path);
+  } catch (e) {
+    if (!(e instanceof KrmError)) throw e;
+    site.skipped.push(`${rel}: ${e.message}`);
+    site.unreadable++;
+    return;
+  }
+  if ('skip' in r) site.skipped.push(`${rel}: ${r.skip}, not a regular file: not read`);
+  else addStream(site, r.text, rel);
 }
 
 /** Runs `kubectl kustomize DIR` (KUBECTL overrides the binary). */
@@ -113,7 +146,7 @@ export function loadSite(name: string, path: string): Site {
 function loadSiteUnchecked(name: string, path: string): Site {
   if (!existsSync(path))
     throw new SiteError(`site ${name}: ${path} does not exist: pass a folder of rendered YAML, a YAML file or a kustomization folder`);
-  const site: Site = { name, source: path, mode: 'file', objects: [], files: new Map(), skipped: [] };
+  const site: Site = { name, source: path, mode: 'file', objects: [], files: new Map(), skipped: [], unreadable: 0 };
   const st = statSync(path);
   if (st.isDirectory()) {
     if (KUSTOMIZATION_FILES.some((f) => existsSync(join(path, f)))) {
@@ -124,12 +157,12 @@ function loadSiteUnchecked(name: string, path: string): Site {
       const files: string[] = [];
       listYaml(path, path, files);
       if (files.length === 0) throw new SiteError(`site ${name}: ${path} holds no .yaml/.yml file`);
-      for (const f of files) addStream(site, readFileSync(f, 'utf8'), relative(path, f).split('\\').join('/'));
+      for (const f of files) addFile(site, f, relative(path, f).split('\\').join('/'));
     }
   } else {
     if (!['.yaml', '.yml', '.json'].includes(extname(path).toLowerCase()))
       throw new SiteError(`site ${name}: ${path} is not a .yaml/.yml file`);
-    addStream(site, readFileSync(path, 'utf8'), basename(path));
+    addFile(site, path, basename(path));
   }
   return site;
 }

@@ -7,7 +7,7 @@ import type { KubeObject } from '../krm/index.js';
 import { crdSchemas, withoutRequired } from './crd.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 import { unpack } from './packed.js';
-import { dotted, isRecord as isObj, wordsPattern, YAML11_ONLY_BOOL } from '../krm/index.js';
+import { dotted, isRecord as isObj, KrmError, wordsPattern, YAML11_ONLY_BOOL } from '../krm/index.js';
 
 export interface SchemaOptions {
   skipKinds: Set<string>;
@@ -113,7 +113,8 @@ export async function checkSchemas(items: readonly KubeObject[], opts: SchemaOpt
       try {
         data = o.data;
       } catch (e) {
-        out.push({ rule: 'schema', message: `${o.id}: ${(e as Error).message}`, object: o });
+        // text that cannot be read is bad input (the runtime's KrmError), not a schema violation
+        out.push({ rule: e instanceof KrmError ? 'input' : 'schema', message: `${o.id}: ${(e as Error).message}`, object: o });
         continue;
       }
       if (v(data)) continue;

@@ -1,0 +1,116 @@
+/**
+ * Input as bytes: a size limit (stdin and files can be endless: /dev/zero, a FIFO), and UTF-8
+ * checked rather than silently replaced, with the byte offset and line of the first bad byte.
+ */
+import { fstatSync, readSync } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
+import { KrmError } from './kube-object.js';
+
+/** The largest input read (a JavaScript string holds at most ~512 MiB). */
+export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
+
+const MIB = 1024 * 1024;
+
+/** Offset of the first byte that does not belong to a valid UTF-8 sequence, or -1. */
+export function firstInvalidUtf8(b: Uint8Array): number {
+  for (let i = 0; i < b.length; ) {
+    const c = b[i]!;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    let n: number;
+    let cp: number;
+    let min: number;
+    if ((c & 0xe0) === 0xc0) [n, cp, min] = [1, c & 0x1f, 0x80];
+    else if ((c & 0xf0) === 0xe0) [n, cp, min] = [2, c & 0x0f, 0x800];
+    else if ((c & 0xf8) === 0xf0) [n, cp, min] = [3, c & 0x07, 0x10000];
+    else return i;
+    if (i + n >= b.length) return i; // cut short
+    for (let k = 1; k <= n; k++) {
+      const x = b[i + k]!;
+      if ((x & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (x & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += n + 1;
+  }
+  return -1;
+}
+
+/** Where a byte offset is: 1-based line and byte column. */
+export function bytePosition(b: Uint8Array, offset: number): { line: number; col: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = b.indexOf(10); i >= 0 && i < offset; i = b.indexOf(10, i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return { line, col: offset - start + 1 };
+}
+
+/** A byte string that is not UTF-8: the offset, line and value of the first bad byte. */
+export class NotUtf8Error extends KrmError {
+  constructor(
+    readonly source: string,
+    readonly offset: number,
+    readonly line: number,
+    readonly col: number,
+    readonly byte: number,
+  ) {
+    super(
+      `${source} is not valid UTF-8: byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')} at byte offset ${offset} (line ${line}, byte ${col} of the line); ` +
+        'YAML is read as UTF-8: convert the file (e.g. iconv -f latin1 -t utf-8)',
+    );
+  }
+}
+
+/** The bytes as a string; throws NotUtf8Error instead of replacing bad bytes with U+FFFD. */
+export function decodeUtf8(bytes: Uint8Array, name = 'input'): string {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (!isUtf8(buf)) {
+    const at = firstInvalidUtf8(buf);
+    if (at >= 0) {
+      const { line, col } = bytePosition(buf, at);
+      throw new NotUtf8Error(name, at, line, col, buf[at]!);
+    }
+  }
+  return buf.toString('utf8');
+}
+
+export function tooLarge(name: string, size: number | undefined): KrmError {
+  return new KrmError(
+    `${name} is larger than ${MAX_INPUT_BYTES / MIB} MiB${size !== undefined ? ` (${Math.ceil(size / MIB)} MiB)` : ''}: not read; split it into smaller files`,
+  );
+}
+
+/**
+ * Reads a file descriptor to its end, at most MAX_INPUT_BYTES (a regular file is read at its
+ * size in one go). Throws KrmError when there is more; `EAGAIN` (a non-blocking pipe) is
+ * thrown as is for the caller to fall back to the stream.
+ */
+export function readAllBytes(fd: number, name: string): Buffer {
+  const st = fstatSync(fd);
+  if (st.isFile()) {
+    if (st.size > MAX_INPUT_BYTES) throw tooLarge(name, st.size);
+    const buf = Buffer.allocUnsafe(st.size);
+    let off = 0;
+    while (off < st.size) {
+      const n = readSync(fd, buf, off, st.size - off, null);
+      if (n === 0) break;
+      off += n;
+    }
+    return off === st.size ? buf : buf.subarray(0, off);
+  }
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = Buffer.allocUnsafe(1 << 20);
+    const n = readSync(fd, chunk, 0, chunk.length, null);
+    if (n === 0) break;
+    total += n;
+    if (total > MAX_INPUT_BYTES) throw tooLarge(name, undefined);
+    chunks.push(n === chunk.length ? chunk : chunk.subarray(0, n));
+  }
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+}

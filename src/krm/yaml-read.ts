@@ -1,0 +1,425 @@
+/**
+ * The careful YAML reader behind the fast one: what `yaml` can tell that the fast reader
+ * cannot, read the way kubectl and kustomize (go-yaml) read it, in linear time and bounded
+ * memory whatever the input.
+ *
+ * - Depth is bounded (MAX_DEPTH) before anything recurses: one positioned error, never a
+ *   stack overflow.
+ * - Aliases are expanded once, in document order, with a budget (MAX_ALIAS_EXPANSION nodes):
+ *   an alias bomb is one positioned error. (`yaml`'s own toJS walks the document for every
+ *   alias, which is quadratic.)
+ * - Duplicate keys are found with a set per mapping (`yaml`'s check is quadratic) and are an
+ *   error naming both lines, as kustomize reports them.
+ * - What go-yaml accepts and strict YAML does not (a flow collection or quoted string
+ *   continued at less indentation than its key, old Mac line ends, a comment glued to a
+ *   value) is read as go-yaml reads it, with a note the caller reports as `info`.
+ */
+import type { Document, Node as YamlNode } from 'yaml';
+import { PARSE_OPTIONS, yamlLib } from './lazy.js';
+
+/** Deepest nesting of collections accepted; deeper input is an error, not a stack overflow. */
+export const MAX_DEPTH = 256;
+/** Nodes that aliases may add to a document when expanded (a "billion laughs" stops here). */
+export const MAX_ALIAS_EXPANSION = 100_000;
+
+/** A YAML document that cannot be read, with the 1-based line and column in its text. */
+export class YamlReadError extends Error {
+  constructor(
+    readonly detail: string,
+    readonly line: number | undefined,
+    readonly col: number | undefined,
+    readonly code: string,
+  ) {
+    super(line !== undefined ? `line ${line}, column ${col ?? 1}: ${detail}` : detail);
+  }
+}
+
+/** 1-based line and column of a character offset. */
+export function lineCol(src: string, offset: number): { line: number; col: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = src.indexOf('\n'); i >= 0 && i < offset; i = src.indexOf('\n', i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return { line, col: offset - start + 1 };
+}
+
+function errorAt(src: string, offset: number, detail: string, code: string): YamlReadError {
+  const { line, col } = lineCol(src, Math.max(0, Math.min(offset, src.length)));
+  return new YamlReadError(detail, line, col, code);
+}
+
+/** How `yaml` composes for us: PARSE_OPTIONS, duplicate keys left to us, comments glued to values allowed. */
+const COMPOSE_OPTIONS = { ...PARSE_OPTIONS, strict: false, uniqueKeys: false, maxAliasCount: -1 };
+
+/** `yaml`'s documents of `src`, with the nesting depth checked while the parser runs (iterative). */
+function composeDocuments(src: string): Document.Parsed[] {
+  const Y = yamlLib();
+  const parser = new Y.Parser();
+  const tokens: import('yaml').CST.Token[] = [];
+  for (const lexeme of new Y.Lexer().lex(src)) {
+    for (const t of parser.next(lexeme)) tokens.push(t);
+    // the stack holds the document and each open collection
+    if (parser.stack.length > MAX_DEPTH + 1)
+      throw errorAt(src, parser.offset, `nesting deeper than ${MAX_DEPTH} levels is not accepted`, 'DEPTH');
+  }
+  for (const t of parser.end()) tokens.push(t);
+  return [...new Y.Composer(COMPOSE_OPTIONS).compose(tokens)] as Document.Parsed[];
+}
+
+// ---------- conversion to plain data ----------
+
+/** YAML 1.1 collection types `yaml` reads into Sets and Maps: converted by `yaml` itself. */
+const SPECIAL_COLLECTIONS = new Set(['tag:yaml.org,2002:set', 'tag:yaml.org,2002:omap', 'tag:yaml.org,2002:pairs']);
+
+interface Anchor {
+  value: unknown;
+  /** nodes the anchored value stands for, its own aliases expanded */
+  size: number;
+}
+
+class Converter {
+  readonly anchors = new Map<string, Anchor>();
+  /** nodes converted so far, aliases counted at their expanded size */
+  count = 0;
+  literal = 0;
+  constructor(
+    readonly src: string,
+    readonly doc: Document.Parsed,
+  ) {}
+
+  fail(node: { range?: readonly number[] | null } | null | undefined, detail: string, code: string): never {
+    throw errorAt(this.src, node?.range?.[0] ?? 0, detail, code);
+  }
+
+  value(node: YamlNode | null | undefined): unknown {
+    const Y = yamlLib();
+    if (node === null || node === undefined) return null;
+    if (!Y.isNode(node)) return node; // a plain value set by an edit (yaml keeps keys so)
+    const before = this.count;
+    let out: unknown;
+    if (Y.isAlias(node)) {
+      const a = this.anchors.get(node.source);
+      if (!a) this.fail(node, `alias *${node.source} has no anchor &${node.source} before it`, 'UNKNOWN_ANCHOR');
+      this.count += a.size;
+      if (this.count - this.literal > MAX_ALIAS_EXPANSION)
+        this.fail(
+          node,
+          `aliases expand to more than ${MAX_ALIAS_EXPANSION.toLocaleString('en-US')} nodes (an alias bomb?): not accepted`,
+          'ALIAS_BOMB',
+        );
+      return a.value;
+    }
+    this.count++;
+    this.literal++;
+    if (Y.isScalar(node)) out = node.value;
+    else if (SPECIAL_COLLECTIONS.has(node.tag ?? ''))
+      out = (node as unknown as { toJS(doc: Document, opts: object): unknown }).toJS(this.doc, { maxAliasCount: 100 });
+    else if (Y.isMap(node)) out = this.map(node.items as import('yaml').Pair<YamlNode, YamlNode>[]);
+    else if (Y.isSeq(node)) out = node.items.map((it) => this.value(it as YamlNode));
+    else out = null;
+    if (node.anchor) this.anchors.set(node.anchor, { value: out, size: this.count - before });
+    return out;
+  }
+
+  key(node: YamlNode | null): string {
+    const v = this.value(node);
+    if (v === null || v === undefined) return '';
+    if (typeof v === 'object') return JSON.stringify(v); // a collection as a key: never in KRM, keep it readable
+    return String(v);
+  }
+
+  map(pairs: import('yaml').Pair<YamlNode, YamlNode>[]): Record<string, unknown> {
+    const Y = yamlLib();
+    const out: Record<string, unknown> = {};
+    const seen = new Map<string, YamlNode | null>();
+    for (const pair of pairs) {
+      const k = pair.key;
+      if (Y.isScalar(k) && typeof k.value === 'symbol') {
+        this.merge(out, pair.value);
+        continue;
+      }
+      const key = this.key(k);
+      if (seen.has(key)) {
+        const first = seen.get(key);
+        const at = first?.range ? lineCol(this.src, first.range[0]).line : undefined;
+        this.fail(
+          k,
+          `duplicate key "${key}"${at ? ` (first at line ${at})` : ''}: kubectl and kustomize reject it too; keep one`,
+          'DUPLICATE_KEY',
+        );
+      }
+      seen.set(key, k);
+      const v = this.value(pair.value);
+      if (key === '__proto__') Object.defineProperty(out, key, { value: v, writable: true, enumerable: true, configurable: true });
+      else out[key] = v;
+    }
+    return out;
+  }
+
+  /** YAML 1.1 merge key `<<`: keys of the merged maps that the map does not have yet. */
+  merge(out: Record<string, unknown>, node: YamlNode | null): void {
+    const Y = yamlLib();
+    const sources = Y.isSeq(node) ? node.items.map((n) => this.value(n as YamlNode)) : [this.value(node)];
+    for (const s of sources) {
+      if (s === null || typeof s !== 'object' || Array.isArray(s))
+        this.fail(node, 'a merge key (<<) takes a mapping or a list of mappings', 'BAD_MERGE');
+      for (const [k, v] of Object.entries(s as Record<string, unknown>))
+        if (!Object.hasOwn(out, k)) Object.defineProperty(out, k, { value: v, writable: true, enumerable: true, configurable: true });
+    }
+  }
+}
+
+// ---------- go-yaml leniency ----------
+
+/**
+ * Re-indents lines that continue a flow collection or a quoted string at less indentation
+ * than strict YAML allows (go-yaml ignores indentation there): every such line gets at least
+ * the indentation of the column where the collection or string started. Leading white space
+ * on those lines carries no meaning, so the value read is what go-yaml reads. Returns the new
+ * text and the 1-based numbers of the lines changed, or undefined when there were none.
+ */
+export function relaxContinuationIndent(src: string): { text: string; lines: number[] } | undefined {
+  const lines = src.split('\n');
+  const changed: number[] = [];
+  const st = new ContinuationScanner();
+  for (let n = 0; n < lines.length; n++) {
+    let line = lines[n]!;
+    const need = st.continuationIndent();
+    if (need !== undefined) {
+      let ind = 0;
+      while (line.charCodeAt(ind) === 32) ind++;
+      if (ind < need && line.trim() !== '') {
+        line = ' '.repeat(need - ind) + line;
+        lines[n] = line;
+        changed.push(n + 1);
+      }
+    }
+    st.line(line);
+  }
+  return changed.length ? { text: lines.join('\n'), lines: changed } : undefined;
+}
+
+/** Just enough of a YAML lexer to know, line by line, whether a flow collection or quoted string is open. */
+export class ContinuationScanner {
+  flow = 0;
+  quote = '';
+  /** column where the open flow collection or quoted string started */
+  openCol = 0;
+  /** while a block scalar runs: the indentation its lines must exceed */
+  blockParent = -1;
+
+  continuationIndent(): number | undefined {
+    return this.flow > 0 || this.quote ? this.openCol : undefined;
+  }
+
+  line(l: string): void {
+    let i = 0;
+    while (l.charCodeAt(i) === 32) i++;
+    if (this.blockParent >= 0) {
+      if (l.trim() === '' || i > this.blockParent) return;
+      this.blockParent = -1;
+    }
+    if (this.flow > 0 || this.quote) {
+      this.inFlow(l, i);
+      return;
+    }
+    this.block(l, i);
+  }
+
+  /** Block context: indicators, keys, then a value that may open a flow collection, string or block scalar. */
+  block(l: string, start: number): void {
+    let i = start;
+    let owner = start;
+    for (;;) {
+      while (l[i] === ' ') i++;
+      const c = l[i];
+      if (c === undefined || c === '#') return;
+      if ((c === '-' || c === '?' || c === ':') && (l[i + 1] === ' ' || l[i + 1] === undefined)) {
+        owner = i;
+        i += 2;
+        continue;
+      }
+      if ((c === '&' || c === '!') && /\S/.test(l[i + 1] ?? '')) {
+        while (i < l.length && l[i] !== ' ') i++;
+        continue;
+      }
+      if (c === '"' || c === "'") {
+        const end = closeQuote(l, i);
+        if (end < 0) {
+          this.quote = c;
+          this.openCol = i;
+          return;
+        }
+        i = end;
+        while (l[i] === ' ') i++;
+        if (l[i] === ':' && (l[i + 1] === ' ' || l[i + 1] === undefined)) {
+          owner = start;
+          i++;
+          continue;
+        }
+        return;
+      }
+      if (c === '[' || c === '{') {
+        this.openCol = i;
+        this.inFlow(l, i);
+        return;
+      }
+      if (c === '|' || c === '>') {
+        this.blockParent = owner;
+        return;
+      }
+      // a plain scalar: a key if `: ` follows on this line
+      const colon = plainKeyEnd(l, i);
+      if (colon < 0) return;
+      i = colon + 1;
+    }
+  }
+
+  inFlow(l: string, from: number): void {
+    for (let i = from; i < l.length; i++) {
+      const c = l[i];
+      if (this.quote) {
+        const end = closeQuote(l, i - 1, this.quote);
+        if (end < 0) return;
+        this.quote = '';
+        i = end - 1;
+        continue;
+      }
+      if (c === '"' || c === "'") {
+        const prev = l[i - 1];
+        if (prev === undefined || prev === ' ' || prev === '[' || prev === '{' || prev === ',' || prev === ':') {
+          const end = closeQuote(l, i);
+          if (end < 0) {
+            this.quote = c;
+            if (this.flow === 0) this.openCol = i;
+            return;
+          }
+          i = end - 1;
+        }
+      } else if (c === '[' || c === '{') this.flow++;
+      else if (c === ']' || c === '}') this.flow = Math.max(0, this.flow - 1);
+      else if (c === '#' && (i === 0 || l[i - 1] === ' ')) return;
+    }
+  }
+}
+
+/** Index after the quote closing the string opened at `open` (or continued, with `q`), or -1. */
+function closeQuote(l: string, open: number, q = l[open]!): number {
+  for (let i = open + 1; i < l.length; i++) {
+    const c = l[i];
+    if (q === '"' && c === '\\') {
+      i++;
+      continue;
+    }
+    if (c === q) {
+      if (q === "'" && l[i + 1] === "'") {
+        i++;
+        continue;
+      }
+      return i + 1;
+    }
+  }
+  return -1;
+}
+
+/** Index of the `:` ending a plain key that starts at `i`, or -1 (no key, or a comment first). */
+function plainKeyEnd(l: string, i: number): number {
+  for (let j = i; j < l.length; j++) {
+    if (l[j] === ':' && (l[j + 1] === ' ' || l[j + 1] === undefined)) return j;
+    if (l[j] === '#' && l[j - 1] === ' ') return -1;
+  }
+  return -1;
+}
+
+// ---------- public ----------
+
+export interface YamlRead {
+  value: unknown;
+  /** non-standard constructs accepted as go-yaml accepts them, for `info` results */
+  notes: string[];
+}
+
+function firstError(src: string, docs: Document.Parsed[]): YamlReadError | undefined {
+  for (const d of docs) {
+    const e = d.errors[0];
+    if (e) {
+      const { line, col } = lineCol(src, e.pos[0]);
+      return new YamlReadError(e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), line, col, e.code);
+    }
+  }
+  return undefined;
+}
+
+/** Documents of `src` read strictly, then (on an error) as go-yaml would, with notes saying how. */
+function lenientDocuments(src: string): { docs: Document.Parsed[]; text: string; notes: string[] } {
+  const docs = composeDocuments(src);
+  const err = firstError(src, docs);
+  if (!err) return { docs, text: src, notes: [] };
+  let text = src;
+  const notes: string[] = [];
+  if (/\r(?!\n)/.test(text)) {
+    text = text.replace(/\r(?!\n)/g, '\n'); // same length: positions stay
+    notes.push('line breaks are bare carriage returns (old Mac style): read as line breaks, as go-yaml does');
+  }
+  const relaxed = relaxContinuationIndent(text);
+  if (relaxed) {
+    text = relaxed.text;
+    const shown = relaxed.lines.slice(0, 5).join(', ') + (relaxed.lines.length > 5 ? ', ...' : '');
+    notes.push(
+      `line ${shown}: a flow collection or quoted string continues at less indentation than YAML allows; read as kubectl and kustomize (go-yaml) read it (non-standard but accepted)`,
+    );
+  }
+  if (notes.length === 0) throw err;
+  const again = composeDocuments(text);
+  if (firstError(text, again)) throw err; // still broken: report the first error of the input as written
+  return { docs: again, text, notes };
+}
+
+/** Plain data of a `yaml` Document (after an edit): aliases expanded once, duplicate keys refused. */
+export function documentData(doc: Document): unknown {
+  return new Converter('', doc as Document.Parsed).value(doc.contents as YamlNode | null);
+}
+
+/**
+ * One document composed as go-yaml would read it (lenient, depth checked), with the text its
+ * ranges refer to and the notes on what was accepted. Throws YamlReadError.
+ */
+export function composeDocument(src: string): { doc: Document.Parsed | undefined; text: string; notes: string[] } {
+  const { docs, text, notes } = lenientDocuments(src);
+  if (docs.length > 1)
+    throw new YamlReadError('more than one YAML document (`---`) where one was expected', undefined, undefined, 'MULTIPLE_DOCS');
+  return { doc: docs[0], text, notes };
+}
+
+/** Plain data of a composed document, `src` being the text its ranges refer to. */
+export function composedData(src: string, doc: Document.Parsed): unknown {
+  return new Converter(src, doc).value(doc.contents as YamlNode | null);
+}
+
+/** Reads every document of a YAML stream as plain data. Throws YamlReadError, positioned. */
+export function readYamlAll(src: string): YamlRead[] {
+  const { docs, text, notes } = lenientDocuments(src);
+  return docs.map((d, i) => ({ value: new Converter(text, d).value(d.contents as YamlNode | null), notes: i === 0 ? notes : [] }));
+}
+
+/** Reads one YAML document as plain data (null when empty). Throws YamlReadError, positioned. */
+export function readYaml(src: string): YamlRead {
+  const all = readYamlAll(src);
+  if (all.length > 1)
+    throw new YamlReadError('more than one YAML document (`---`) where one was expected', undefined, undefined, 'MULTIPLE_DOCS');
+  return all[0] ?? { value: null, notes: [] };
+}
+
+/** A `yaml` Document of one YAML document, for edits (depth checked, read as go-yaml reads it). */
+export function yamlDocument(src: string): Document.Parsed {
+  const { docs, text } = lenientDocuments(src);
+  if (docs.length > 1)
+    throw new YamlReadError('more than one YAML document (`---`) where one was expected', undefined, undefined, 'MULTIPLE_DOCS');
+  if (docs[0]) {
+    new Converter(text, docs[0]).value(docs[0].contents as YamlNode | null); // duplicate keys, alias bombs
+    return docs[0];
+  }
+  return yamlLib().parseDocument('', COMPOSE_OPTIONS) as Document.Parsed;
+}
