@@ -95,8 +95,8 @@ export class KubeObject {
   context: (() => unknown) | undefined;
   /** aliases the item uses whose anchors may be in other items */
   foreignAliases: string[] | undefined;
-  /** the item's text has alias tokens (`*name`): it is read whole at input, so that an alias bomb is an input error */
-  hasAliases = false;
+  /** read whole at input (aliases, deep nesting: scan.ts readWholeAtInput), so that every function reports what is wrong */
+  readWhole = false;
   #notes: string[] | undefined;
   /** the JSON text an edited JSON item was read from, for its numbers as written */
   #jsonOriginal: string | undefined;
@@ -272,10 +272,10 @@ export class KubeObject {
     return this.#header;
   }
 
-  /** Reads the header now (the whole item when it has aliases): throws KrmError when the item cannot be read or is not a mapping. */
+  /** Reads the header now (the whole item when `readWhole`): throws KrmError when the item cannot be read or is not a mapping. */
   check(): void {
     this.#head();
-    if (this.hasAliases) void this.data;
+    if (this.readWhole) void this.data;
   }
 
   /** Whether the item has top-level apiVersion and kind strings (checked at input). */

@@ -12,7 +12,7 @@ import { type JsonObjectScan, memberValue, scanJsonObject } from './json-scan.js
 import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
 import { yamlLib } from './lazy.js';
 import type { Result } from './results.js';
-import { dedentItem, hasAliasTokens, type ScannedList, scanList, splitDocuments } from './scan.js';
+import { dedentItem, hasAliasTokens, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
 import { composeDocument, composedData, YamlReadError } from './yaml-read.js';
 
 export type InputFormat = 'list' | 'json' | 'stream';
@@ -105,7 +105,7 @@ function scannedList(text: string, scanned: ScannedList, kind: string, baseLine:
     o.listIndex = i;
     o.inputLine = baseLine + e.line - 1;
     if (e.foreignAliases) o.foreignAliases = e.foreignAliases;
-    if (e.aliases) o.hasAliases = true;
+    o.readWhole = readWholeAtInput(e.raw);
     return o;
   });
   const doc: ListDoc = {
@@ -213,10 +213,8 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
     o.listIndex = i;
     o.inputLine = baseLine + (range ? countLines(read, range[0]!) : 0);
     o.context = () => data[i];
-    if (hasAliasTokens(o.original ?? '')) {
-      o.foreignAliases = ['*'];
-      o.hasAliases = true;
-    }
+    if (hasAliasTokens(o.original ?? '')) o.foreignAliases = ['*'];
+    o.readWhole = readWholeAtInput(o.original ?? '');
     return o;
   });
   const list: ListDoc = {
@@ -386,7 +384,7 @@ function streamUnit(body: string, lead: string, line: number, index: number): Ku
   o.sourceLine = line;
   o.inputLine = line;
   o.where = `document ${index + 1}`;
-  o.hasAliases = hasAliasTokens(body);
+  o.readWhole = readWholeAtInput(body);
   let kind = '';
   try {
     kind = o.kind;

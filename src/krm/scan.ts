@@ -129,8 +129,6 @@ export interface ListEntry {
   line: number;
   /** names of aliases in the entry without an anchor in it (may over-match: the tokens may sit in strings) */
   foreignAliases?: string[];
-  /** the entry has alias tokens (`*name`; may over-match) */
-  aliases?: boolean;
 }
 
 export interface ScannedList {
@@ -481,6 +479,15 @@ export function hasAliasTokens(text: string): boolean {
 }
 
 /**
+ * Whether an item's text could be hostile to a reader: aliases (an alias bomb), indentation or
+ * runs of `[`, `{` or `- ` deep enough to near the nesting limit. Such items are read whole at
+ * input, so that every function reports them, not only one that reads them. Cheap; may over-match.
+ */
+export function readWholeAtInput(text: string): boolean {
+  return hasAliasTokens(text) || / {200}|(?:[[{][^[\]{}\n]{0,64}){32}|(?:- +){32}/.test(text);
+}
+
+/**
  * Marks the entries that use an alias without an anchor of that name in the entry: they may
  * need the rest of the list to be read (and must not be written alone after what holds the
  * anchor changed). One pass over the text; nothing to do in the usual list without `*`.
@@ -493,7 +500,6 @@ function markForeignAliases(text: string, entries: ListEntry[]): void {
   const flush = (): void => {
     const foreign = aliases.filter((a) => !anchors.has(a));
     if (foreign.length) entries[k]!.foreignAliases = foreign;
-    if (aliases.length) entries[k]!.aliases = true;
     anchors = new Set();
     aliases = [];
   };

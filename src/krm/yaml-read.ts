@@ -60,8 +60,8 @@ function composeDocuments(src: string): Document.Parsed[] {
   const tokens: import('yaml').CST.Token[] = [];
   for (const lexeme of new Y.Lexer().lex(src)) {
     for (const t of parser.next(lexeme)) tokens.push(t);
-    // the stack holds the document and each open collection
-    if (parser.stack.length > MAX_DEPTH + 1)
+    // the stack holds the document, each open collection and the node being read
+    if (parser.stack.length > MAX_DEPTH + 2)
       throw errorAt(src, parser.offset, `nesting deeper than ${MAX_DEPTH} levels is not accepted`, 'DEPTH');
   }
   for (const t of parser.end()) tokens.push(t);

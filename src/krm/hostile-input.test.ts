@@ -1,0 +1,202 @@
+/**
+ * Hostile and odd input through the runtime: each case asserts the exact outcome (the message,
+ * the exit code, and that nothing is lost: a stream comes back as it went in, a list keeps its
+ * items), in process and, for the crash classes, through a real bundle (no stack trace).
+ */
+import { describe, expect, it } from 'vitest';
+import { definition as intentValidate } from '../../functions/intent-validate/function.js';
+import { resourceList, runBundle } from '../../test/golden.js';
+import { identity } from '../../test/identity/function.js';
+import { readInput } from './resource-list.js';
+import { runFunction } from './main.js';
+import { MAX_DEPTH } from './yaml-read.js';
+
+const readAll = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nspec:\n  readAll: true\n';
+const annotate = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nspec:\n  annotate:\n    a.b/c: d\n';
+const cm = (name: string, rest = ''): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${rest}`;
+
+/** The alias bomb of the issue: 9^6 nodes from 60 lines. */
+const ALIAS_BOMB =
+  'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: lol}\ndata:\n  a: &a [x,x,x,x,x,x,x,x,x]\n  b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\n  c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\n  d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n  e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n  f: [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n';
+
+const errors = (r: { results: { severity: string; message: string; tags?: Record<string, string> }[] }) =>
+  r.results.filter((x) => x.severity === 'error');
+
+describe('crashes become one positioned input error', () => {
+  it('an alias bomb in a plain stream: every function, exit 1, the stream back unchanged', async () => {
+    for (const def of [identity, intentValidate]) {
+      const r = await runFunction(def as typeof identity, ALIAS_BOMB);
+      expect(r.exitCode).toBe(1);
+      expect(errors(r)).toHaveLength(1);
+      expect(errors(r)[0]!.message).toBe(
+        'document 1 is not valid YAML at line 10, column 7: aliases expand to more than 100,000 nodes (an alias bomb?): not accepted',
+      );
+      expect(errors(r)[0]!.tags?.rule).toBe('input');
+      expect(r.output).toBe(ALIAS_BOMB);
+    }
+    const b = runBundle('intent-validate', ALIAS_BOMB);
+    expect(b.status).toBe(1);
+    expect(b.stdout).toBe(ALIAS_BOMB);
+    expect(b.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('the same alias bomb as a list item: a ResourceList with the error, the item kept', async () => {
+    const input = resourceList([ALIAS_BOMB]);
+    const r = await runFunction(identity, input);
+    expect(r.exitCode).toBe(1);
+    expect(errors(r).map((e) => e.message)).toEqual([
+      'items[0] is not valid YAML at line 10, column 7 of the item: aliases expand to more than 100,000 nodes (an alias bomb?): not accepted',
+    ]);
+    expect(r.output.startsWith(input)).toBe(true);
+  });
+
+  it('JSON nested 1,000 deep: one positioned error, as a ResourceList or a stream', async () => {
+    const deep = '['.repeat(1000) + ']'.repeat(1000);
+    const list = `{"apiVersion":"config.kubernetes.io/v1","kind":"ResourceList","items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"d":${deep}}}]}`;
+    const r = await runFunction(identity, list);
+    expect(r.exitCode).toBe(1);
+    expect(errors(r).map((e) => e.message)).toEqual([
+      `input is not accepted JSON at line 1, column 398: nesting deeper than ${MAX_DEPTH} levels is not accepted`,
+    ]);
+    expect(readInput(r.output).items).toEqual([]); // a ResourceList answer with the result, for kpt
+    const stream = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"d":${deep}}}\n`;
+    const s = await runFunction(identity, stream);
+    expect(s.exitCode).toBe(1);
+    expect(errors(s)[0]!.message).toMatch(/^input is not accepted JSON at line 1, column \d+: nesting deeper than 256 levels/);
+    expect(s.output).toBe(stream);
+    const b = runBundle('test-identity', list);
+    expect(b.status).toBe(1);
+    expect(b.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('YAML nested 1,000 deep (block, flow, compact sequences): one positioned error from every function', async () => {
+    let block = cm('deep', 'data:\n');
+    for (let i = 1; i <= 1000; i++) block += `${' '.repeat(2 * i)}k:\n`;
+    const flow = cm('deep', `data:\n  d: ${'['.repeat(1000)}${']'.repeat(1000)}\n`);
+    const compact = cm('deep', `data:\n  d:\n  ${'- '.repeat(1000)}x\n`);
+    for (const doc of [block, flow, compact]) {
+      for (const input of [doc, resourceList([doc])]) {
+        const r = await runFunction(identity, input);
+        expect(r.exitCode, input.slice(0, 200)).toBe(1);
+        expect(errors(r)).toHaveLength(1);
+        expect(errors(r)[0]!.message).toMatch(
+          /(?:document 1|items\[0\]) is not valid YAML at line \d+, column \d+.*: nesting deeper than 256 levels is not accepted$/,
+        );
+        if (input === doc) expect(r.output).toBe(doc);
+        else expect(r.output.startsWith(input)).toBe(true);
+      }
+    }
+    const b = runBundle('intent-validate', block);
+    expect(b.status).toBe(1);
+    expect(b.stdout).toBe(block);
+    expect(b.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it(`nesting up to the limit (${MAX_DEPTH} collections) is read, one more is not`, async () => {
+    /** a ConfigMap whose collections nest `levels` deep (the root mapping is level 1) */
+    const nested = (levels: number): string => {
+      let doc = cm('n', 'data:\n');
+      for (let i = 1; i <= levels - 2; i++) doc += `${' '.repeat(2 * i)}k:\n`;
+      return doc + `${' '.repeat(2 * (levels - 1))}v: 1\n`;
+    };
+    for (const [levels, code] of [
+      [MAX_DEPTH, 0],
+      [MAX_DEPTH + 1, 1],
+    ] as const) {
+      for (const reader of ['fast', 'careful']) {
+        // a tab in a block scalar beside it keeps the fast reader, an anchor sends the item to the careful one
+        const doc = nested(levels) + (reader === 'fast' ? 'x: |\n  \tt\n' : 'x: &a 1\ny: *a\n');
+        const r = await runFunction(identity, resourceList([doc], readAll));
+        expect([levels, reader, r.exitCode]).toEqual([levels, reader, code]);
+      }
+    }
+  });
+});
+
+describe('nothing destroyed on bad input', () => {
+  it('bytes that are not UTF-8: error with the byte offset, line and item; nothing written', async () => {
+    const bytes = Buffer.concat([Buffer.from(cm('a') + '---\n' + cm('caf').trimEnd()), Buffer.from([0xe9]), Buffer.from('\n')]);
+    const r = await runFunction(identity, bytes);
+    expect(r.exitCode).toBe(1);
+    expect(r.output).toBe('');
+    expect(errors(r)[0]!.message).toBe(
+      'input is not valid UTF-8: byte 0xE9 at byte offset 107 (line 9, byte 12 of the line, in document 2 ConfigMap/caf\ufffd); YAML is read as UTF-8: convert the file (e.g. iconv -f latin1 -t utf-8)',
+    );
+    const list = Buffer.concat([Buffer.from(resourceList([cm('x', 'data:\n  k: "')])), Buffer.from([0xff, 0xfe]), Buffer.from('"\n')]);
+    const l = await runFunction(identity, list);
+    expect(l.output).toBe('');
+    expect(errors(l)[0]!.message).toMatch(
+      /^input is not valid UTF-8: byte 0xFF at byte offset \d+ \(line 10, byte 1 of the line, in items\[0\] ConfigMap\/x\)/,
+    );
+  });
+
+  it('a plain stream with a YAML error is written back unchanged (never a ResourceList), exit 1', async () => {
+    const input = `${cm('a')}---\na: [\n`;
+    const r = await runFunction(identity, input);
+    expect(r.exitCode).toBe(1);
+    expect(r.output).toBe(input);
+    expect(errors(r)[0]!.message).toMatch(/^document 2 is not valid YAML at line 7, column 1: /);
+    const b = runBundle('test-identity', input);
+    expect([b.status, b.stdout]).toEqual([1, input]);
+  });
+
+  it('JSON ResourceList numbers are kept as written, also in an edited item', async () => {
+    const item = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"n"},"data":{"big":12345678901234567890123,"f":1.0,"e":1e3}}';
+    const input = `{"apiVersion":"config.kubernetes.io/v1","kind":"ResourceList","items":[${item}]}`;
+    expect((await runFunction(identity, input)).output).toBe(input);
+    const fc = ',"functionConfig":{"apiVersion":"baremetal-krm.dev/v1alpha1","kind":"Identity","spec":{"annotate":{"a.b/c":"d"}}}';
+    const edited = await runFunction(identity, input.replace(/}$/, fc + '}'));
+    expect(edited.exitCode).toBe(0);
+    expect(edited.output).toContain('"big": 12345678901234567890123');
+    expect(edited.output).toContain('"f": 1.0');
+    expect(edited.output).toContain('"e": 1e3');
+    expect(JSON.parse(edited.output).items[0].metadata.annotations).toEqual({ 'a.b/c': 'd' });
+  });
+
+  it('duplicate keys: an error naming both lines, as kubectl and kustomize report them', async () => {
+    const r = await runFunction(identity, resourceList([cm('d', 'data:\n  x: "1"\n  x: "2"\n')], readAll));
+    expect(r.exitCode).toBe(1);
+    expect(errors(r)[0]!.message).toBe(
+      'items[0] is not valid YAML at line 7, column 3 of the item: duplicate key "x" (first at line 6): kubectl and kustomize reject it too; keep one',
+    );
+  });
+});
+
+describe('items that are not KRM resources', () => {
+  it('a non-mapping item and one without apiVersion/kind: one error each, with the index; the function does not run on unreadable input', async () => {
+    const r = await runFunction(identity, resourceList(['- a\n- b\n', 'metadata:\n  name: x\n', cm('ok')]));
+    expect(r.exitCode).toBe(1);
+    expect(errors(r).map((e) => e.message)).toEqual([
+      'items[0] is not a mapping (it is a list): a KRM resource is a mapping with apiVersion, kind and metadata',
+      'items[1] named x has no apiVersion and kind: every KRM resource needs apiVersion and kind',
+    ]);
+    const s = await runFunction(intentValidate as typeof identity, 'kind: ConfigMap\nmetadata:\n  name: web\n');
+    expect(errors(s).map((e) => e.message)).toEqual([
+      'document 1 named web has no apiVersion: every KRM resource needs apiVersion and kind',
+    ]);
+  });
+});
+
+describe('size and shape', () => {
+  it('100k items pass through byte for byte, and are all read', async () => {
+    const docs = Array.from({ length: 100_000 }, (_, i) => cm(`c${i}`, `data:\n  k: v${i}\n`));
+    const input = resourceList(docs);
+    const r = await runFunction(identity, input);
+    expect(r.exitCode).toBe(0);
+    expect(r.output).toBe(input);
+    const stream = docs.join('---\n');
+    expect((await runFunction(identity, stream)).output).toBe(stream);
+    expect(readInput(input).items.length).toBe(100_000);
+  });
+
+  it('a 50 MB document passes through byte for byte and is read', async () => {
+    const line = '    ' + 'x'.repeat(95) + '\n';
+    const doc = cm('big', 'data:\n  blob: |\n' + line.repeat(Math.ceil(50e6 / line.length)));
+    for (const input of [doc, resourceList([doc], readAll)]) {
+      const r = await runFunction(identity, input);
+      expect(r.exitCode).toBe(0);
+      expect(r.output.length).toBe(input.length);
+      expect(r.output === input).toBe(true);
+    }
+  });
+});
