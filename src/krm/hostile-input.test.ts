@@ -12,7 +12,6 @@ import { runFunction } from './main.js';
 import { MAX_DEPTH } from './yaml-read.js';
 
 const readAll = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nspec:\n  readAll: true\n';
-const annotate = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nspec:\n  annotate:\n    a.b/c: d\n';
 const cm = (name: string, rest = ''): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${rest}`;
 
 /** The alias bomb of the issue: 9^6 nodes from 60 lines. */
