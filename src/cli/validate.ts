@@ -102,6 +102,7 @@ function krmObjects(objects: FileObject[], patches: Set<string>, results: Result
       } else results.error(`${at}: ${e.message}`, { rule: 'input' });
       return false;
     }
+    for (const n of f.object.notes) results.info(`${at}: ${n}`, { rule: 'input' });
     const hasKind = typeof o.kind === 'string' && o.kind !== '';
     const hasVersion = typeof o.apiVersion === 'string' && o.apiVersion !== '';
     if (!hasKind || !hasVersion) {

@@ -221,7 +221,13 @@ export class KubeObject {
     if (fast !== undefined) return fast;
     try {
       const r = readYaml(text);
-      if (r.notes.length) this.#notes = [...(this.#notes ?? []), ...r.notes.map((n) => `${this.#name()}: ${n}`)];
+      for (const n of r.notes) {
+        const lines = n.lines.map((l) => (this.sourceLine ?? 1) + l - 1);
+        const shown = lines.length
+          ? ` (line${lines.length > 1 ? 's' : ''} ${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ', ...' : ''}${this.sourceLine === undefined ? ' of the item' : ''})`
+          : '';
+        (this.#notes ??= []).push(`${this.#name()}${shown}: ${n.message}`);
+      }
       return r.value;
     } catch (e) {
       if (e instanceof YamlReadError && e.code === 'UNKNOWN_ANCHOR' && this.context) return this.context();

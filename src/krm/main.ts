@@ -205,6 +205,16 @@ function inputText(input: string | Uint8Array, results: Results): string | undef
   }
 }
 
+/** Whether the functionConfig asks for report-only (false when it cannot be read: readSpec reported that). */
+function reportOnly(fc: KubeObject | undefined): boolean {
+  try {
+    return fc?.annotations[REPORT_ONLY] === 'true';
+  } catch (e) {
+    if (e instanceof KrmError) return false;
+    throw e;
+  }
+}
+
 /**
  * Output when the input cannot be read: a ResourceList gets one back with the result, for kpt
  * and kustomize to show; a stream is written back as it came (nothing lost; exit 1).
@@ -254,7 +264,7 @@ export async function runFunction<Spec>(
   }
   for (const n of parsed.notes) results.info(n, { rule: 'input' });
   for (const o of parsed.items) for (const n of o.notes) results.info(n, { rule: 'input', object: o });
-  if (parsed.functionConfig?.annotations[REPORT_ONLY] === 'true') {
+  if (reportOnly(parsed.functionConfig)) {
     for (const r of results.list) if (r.severity === 'error') r.severity = 'warning';
   }
   const written = writeOutputChunks(parsed, items, results.list);

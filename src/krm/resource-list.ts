@@ -13,7 +13,7 @@ import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
 import { yamlLib } from './lazy.js';
 import type { Result } from './results.js';
 import { dedentItem, hasAliasTokens, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
-import { composeDocument, composedData, YamlReadError } from './yaml-read.js';
+import { composeDocument, composedData, lineCol, YamlReadError } from './yaml-read.js';
 
 export type InputFormat = 'list' | 'json' | 'stream';
 
@@ -293,8 +293,19 @@ function jsonList(text: string, scan: JsonObjectScan, kind: string): ListDoc {
     write: (out, results, o) => writeJsonList(list, text, scan, out, results, o),
   };
   for (const o of items) o.container = list;
-  const fc = kind === 'ResourceList' ? memberValue(text, scan, 'functionConfig') : undefined;
-  if (isRecord(fc)) list.functionConfig = KubeObject.fromData(fc);
+  if (kind === 'ResourceList') {
+    let fc: unknown;
+    try {
+      fc = memberValue(text, scan, 'functionConfig');
+    } catch (e) {
+      if (!(e instanceof SyntaxError)) throw e;
+      const m = scan.members.find((x) => x.key === 'functionConfig')!;
+      const at = /at position (\d+)/.exec(e.message);
+      const { line, col } = lineCol(text, m.start + (at ? Number(at[1]) : 0));
+      throw new KrmError(`functionConfig is not valid JSON at line ${line}, column ${col}`);
+    }
+    if (isRecord(fc)) list.functionConfig = KubeObject.fromData(fc);
+  }
   return list;
 }
 

@@ -335,10 +335,16 @@ function plainKeyEnd(l: string, i: number): number {
 
 // ---------- public ----------
 
+/** A non-standard construct read as go-yaml reads it: the 1-based lines, and what was accepted. */
+export interface ReadNote {
+  lines: number[];
+  message: string;
+}
+
 export interface YamlRead {
   value: unknown;
   /** non-standard constructs accepted as go-yaml accepts them, for `info` results */
-  notes: string[];
+  notes: ReadNote[];
 }
 
 function firstError(src: string, docs: Document.Parsed[]): YamlReadError | undefined {
@@ -353,23 +359,27 @@ function firstError(src: string, docs: Document.Parsed[]): YamlReadError | undef
 }
 
 /** Documents of `src` read strictly, then (on an error) as go-yaml would, with notes saying how. */
-function lenientDocuments(src: string): { docs: Document.Parsed[]; text: string; notes: string[] } {
+function lenientDocuments(src: string): { docs: Document.Parsed[]; text: string; notes: ReadNote[] } {
   const docs = composeDocuments(src);
   const err = firstError(src, docs);
   if (!err) return { docs, text: src, notes: [] };
   let text = src;
-  const notes: string[] = [];
+  const notes: ReadNote[] = [];
   if (/\r(?!\n)/.test(text)) {
     text = text.replace(/\r(?!\n)/g, '\n'); // same length: positions stay
-    notes.push('line breaks are bare carriage returns (old Mac style): read as line breaks, as go-yaml does');
+    notes.push({
+      lines: [],
+      message: 'line breaks are bare carriage returns (old Mac style): read as line breaks, as go-yaml does (non-standard but accepted)',
+    });
   }
   const relaxed = relaxContinuationIndent(text);
   if (relaxed) {
     text = relaxed.text;
-    const shown = relaxed.lines.slice(0, 5).join(', ') + (relaxed.lines.length > 5 ? ', ...' : '');
-    notes.push(
-      `line ${shown}: a flow collection or quoted string continues at less indentation than YAML allows; read as kubectl and kustomize (go-yaml) read it (non-standard but accepted)`,
-    );
+    notes.push({
+      lines: relaxed.lines,
+      message:
+        'a flow collection or quoted string continues at less indentation than YAML allows; read as kubectl and kustomize (go-yaml) read it (non-standard but accepted)',
+    });
   }
   if (notes.length === 0) throw err;
   const again = composeDocuments(text);
@@ -386,7 +396,7 @@ export function documentData(doc: Document): unknown {
  * One document composed as go-yaml would read it (lenient, depth checked), with the text its
  * ranges refer to and the notes on what was accepted. Throws YamlReadError.
  */
-export function composeDocument(src: string): { doc: Document.Parsed | undefined; text: string; notes: string[] } {
+export function composeDocument(src: string): { doc: Document.Parsed | undefined; text: string; notes: ReadNote[] } {
   const { docs, text, notes } = lenientDocuments(src);
   if (docs.length > 1)
     throw new YamlReadError('more than one YAML document (`---`) where one was expected', undefined, undefined, 'MULTIPLE_DOCS');
