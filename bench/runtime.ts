@@ -1,16 +1,23 @@
 /**
- * The runtime against the `yaml` Document API, js-yaml and JSON.parse on the same ResourceList
- * of BareMetalHost-sized objects: a no-change pass and a pass that edits one field of every
- * object; and each bundle's start time next to `node -e 0`.
+ * The runtime: time per object for both input forms (ResourceList, plain stream) and both
+ * reading paths (fast: what the fast reader reads; careful: items it hands to `yaml`), by item
+ * count (1k, 10k, 100k) and by keys in one document (10k, 50k, 100k), each curve with its
+ * 100k/1k ratio (goal <= 1.5: linear); the careful path next to the `yaml` Document API (goal
+ * >= 5x); peak RSS of each bundle and the CLI as a multiple of the input (goal <= 6x + 150 MiB;
+ * pass-through at 100k objects <= 3x + 100 MiB, with MiB per 10k objects); each bundle's start
+ * on 10 objects next to `node -e 0` (goal <= 1.3x); and the differential fuzzer, longer than in
+ * `npm test`. BENCH_QUICK=1 stops the curves at 10k.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { dump, load } from 'js-yaml';
-import { parseDocument, isMap, isSeq } from 'yaml';
-import { identity } from '../test/identity/function.js';
+import { parseDocument } from 'yaml';
+import { readInput, runFunction } from '../src/krm/index.js';
 import { resourceList } from '../test/golden.js';
-import { runFunction } from '../src/krm/index.js';
-import { envWithout, fmt, startTimes, timeAsync, timeIt } from './_util.js';
+import { identity } from '../test/identity/function.js';
+import { fuzz } from '../test/input-fuzz/check.js';
+import { corpus as fuzzCorpus } from '../test/input-fuzz/corpus.js';
+import { envWithout, fmt, peakRssMiB, startTimes, timeAsync, timeIt } from './_util.js';
 
 export function bmh(i: number): string {
   const n = String(i).padStart(5, '0');
@@ -56,45 +63,171 @@ spec:
 `;
 }
 
-const SIZES = [200, 2_000, 20_000];
-const annotateConfig = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nspec:\n  annotate:\n    example.com/checked: "true"\n';
+/** The same host for the careful path: a tab after `name:` (kubectl reads it; the fast reader hands it to yaml). */
+export function bmhCareful(i: number): string {
+  return bmh(i).replace(/^ {2}name: /m, '  name:\t');
+}
 
-export async function run(): Promise<void> {
-  console.log('objects/s (higher is better); "runtime" = our lossless ResourceList runtime, in process');
-  console.log(
-    'size    | runtime no-change | runtime edit 1 field | runtime read all | yaml Document no-change | yaml Document edit | js-yaml load+dump | JSON.parse',
-  );
-  for (const n of SIZES) {
-    const docs = Array.from({ length: n }, (_, i) => bmh(i));
-    const list = resourceList(docs);
-    const listEdit = resourceList(docs, annotateConfig);
-    const listRead = resourceList(docs, 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nspec:\n  readAll: true\n');
-    const json = JSON.stringify(load(list));
-    const runs = n >= 20_000 ? 1 : 3;
-    const tNo = await timeAsync(() => runFunction(identity, list), runs);
-    const tEdit = await timeAsync(() => runFunction(identity, listEdit), runs);
-    const tRead = await timeAsync(() => runFunction(identity, listRead), runs);
-    const tYaml = timeIt(() => parseDocument(list, { version: '1.1' }).toString(), runs);
-    const tYamlEdit = timeIt(() => {
-      const d = parseDocument(list, { version: '1.1' });
-      const items = d.get('items');
-      if (isSeq(items)) for (const it of items.items) if (isMap(it)) it.setIn(['metadata', 'annotations', 'example.com/checked'], 'true');
-      return d.toString();
-    }, runs);
-    const tJs = timeIt(() => dump(load(list)), runs);
-    const tJson = timeIt(() => JSON.parse(json), runs);
-    const ops = (t: number): string => fmt((n / t) * 1000).padStart(9);
-    console.log(
-      `${String(n).padStart(7)} | ${ops(tNo)}         | ${ops(tEdit)}            | ${ops(tRead)}        | ${ops(tYaml)}               | ${ops(tYamlEdit)}          | ${ops(tJs)}         | ${ops(tJson)}`,
-    );
-    if (n === 20_000) {
+/** One ConfigMap with `keys` entries; `careful`: one value with a tab after its colon. */
+function bigConfigMap(keys: number, careful: boolean): string {
+  let s = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n';
+  for (let i = 0; i < keys; i++) s += `  key-${i}:${careful && i === 0 ? '\t' : ' '}value ${i}\n`;
+  return s;
+}
+
+const READ_ALL = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nspec:\n  readAll: true\n';
+const QUICK = process.env.BENCH_QUICK === '1';
+const MIB = 1024 * 1024;
+
+type Form = 'list' | 'stream';
+function input(docs: string[], form: Form, config?: string): string {
+  return form === 'list' ? resourceList(docs, config) : docs.join('---\n');
+}
+
+/** µs per object of a pass-through (header only) and of reading every object whole. */
+async function perObject(docs: string[], form: Form): Promise<{ pass: number; read: number }> {
+  const runs = docs.length >= 100_000 ? 1 : docs.length >= 10_000 ? 2 : 5;
+  const pass = input(docs, form);
+  const tPass = await timeAsync(() => runFunction(identity, pass), runs, 0);
+  const tRead = await timeAsync(() => readWhole(pass), runs, 0);
+  return { pass: (tPass * 1000) / docs.length, read: (tRead * 1000) / docs.length };
+}
+
+/** Reads every item of an input whole (what a function reading everything pays for reading). */
+async function readWhole(text: string): Promise<void> {
+  for (const o of readInput(text).items) void o.data;
+}
+
+async function itemCurves(): Promise<void> {
+  const sizes = QUICK ? [1_000, 10_000] : [1_000, 10_000, 100_000];
+  console.log('\ntime per object (µs) by item count: pass-through (header only) | read whole');
+  console.log('path     form    ' + sizes.map((n) => `${fmt(n).padStart(17)}`).join('') + '   100k/1k (goal <= 1.5)');
+  for (const [path, make] of [
+    ['fast', bmh],
+    ['careful', bmhCareful],
+  ] as const) {
+    for (const form of ['list', 'stream'] as const) {
+      const cols: { pass: number; read: number }[] = [];
+      for (const n of sizes)
+        cols.push(
+          await perObject(
+            Array.from({ length: n }, (_, i) => make(i)),
+            form,
+          ),
+        );
+      const last = cols[cols.length - 1]!;
+      const first = cols[0]!;
       console.log(
-        `  at 20,000: no-change pass ${fmt(tYaml / tNo, 1)}x the yaml Document API; edit pass ${fmt(tYamlEdit / tEdit, 1)}x; read-all ${fmt(tYaml / tRead, 1)}x`,
+        `${path.padEnd(9)}${form.padEnd(8)}${cols.map((c) => `${fmt(c.pass, 1).padStart(8)} |${fmt(c.read, 1).padStart(7)}`).join('')}   ${fmt(last.pass / first.pass, 2)} | ${fmt(last.read / first.read, 2)}`,
       );
     }
   }
+}
 
-  const dist = join(import.meta.dirname, '..', 'dist');
+async function keyCurves(): Promise<void> {
+  const sizes = QUICK ? [10_000, 50_000] : [10_000, 50_000, 100_000];
+  console.log('\ntime per key (µs) reading one document whole, by keys in it');
+  console.log('path     form    ' + sizes.map((n) => `${fmt(n).padStart(9)}`).join('') + '   last/first (goal <= 1.5)');
+  for (const careful of [false, true]) {
+    for (const form of ['list', 'stream'] as const) {
+      const cols: number[] = [];
+      for (const keys of sizes) {
+        const doc = bigConfigMap(keys, careful);
+        const text = input([doc], form);
+        cols.push(((await timeAsync(() => readWhole(text), 2, 0)) * 1000) / keys);
+      }
+      console.log(
+        `${(careful ? 'careful' : 'fast').padEnd(9)}${form.padEnd(8)}${cols.map((c) => fmt(c, 2).padStart(9)).join('')}   ${fmt(cols[cols.length - 1]! / cols[0]!, 2)}`,
+      );
+    }
+  }
+}
+
+async function againstYaml(): Promise<void> {
+  const n = 10_000;
+  console.log(`\nat ${fmt(n)} objects, a ResourceList, objects/s (the runtime, then the yaml Document API: parse and write back)`);
+  for (const [path, make] of [
+    ['fast', bmh],
+    ['careful', bmhCareful],
+  ] as const) {
+    const list = resourceList(Array.from({ length: n }, (_, i) => make(i)));
+    const tOurs = await timeAsync(() => runFunction(identity, list), 2, 0);
+    const tRead = await timeAsync(
+      () =>
+        runFunction(
+          identity,
+          resourceList(
+            Array.from({ length: n }, (_, i) => make(i)),
+            READ_ALL,
+          ),
+        ),
+      2,
+      0,
+    );
+    const tYaml = timeIt(() => parseDocument(list, { version: '1.1' }).toString(), 1, 0);
+    const ops = (t: number): string => fmt((n / t) * 1000).padStart(9);
+    console.log(
+      `  ${path.padEnd(8)} pass-through ${ops(tOurs)}  read whole ${ops(tRead)}  yaml Document ${ops(tYaml)}   pass-through ${fmt(tYaml / tOurs, 1)}x yaml (goal >= 5x), read whole ${fmt(tYaml / tRead, 1)}x`,
+    );
+  }
+}
+
+const dist = join(import.meta.dirname, '..', 'dist');
+
+/** Peak RSS (MiB) of a bundle fed `text` on stdin, and as a multiple of the input. */
+function rss(bundle: string, args: string[], text: string): { mib: number; ratio: number } {
+  const mib = peakRssMiB([join(dist, bundle), ...args], text, envWithout('NODE_EXTRA_CA_CERTS')) ?? Number.NaN;
+  return { mib, ratio: mib / (Buffer.byteLength(text) / MIB) };
+}
+
+async function memory(): Promise<void> {
+  const { NO_CHANGE } = await import('../test/input-fuzz/check.js');
+  const big = QUICK ? 20_000 : 100_000;
+  console.log(`
+peak RSS, pass-through (test-identity bundle) of BareMetalHosts (goal at ${fmt(big)}: <= 3x input + 100 MiB)`);
+  for (const form of ['list', 'stream'] as const) {
+    const small = input(
+      Array.from({ length: 10_000 }, (_, i) => bmh(i)),
+      form,
+    );
+    const large = input(
+      Array.from({ length: big }, (_, i) => bmh(i)),
+      form,
+    );
+    const a = rss('test-identity.cjs', [], small);
+    const b = rss('test-identity.cjs', [], large);
+    const inMiB = Buffer.byteLength(large) / MIB;
+    const perTenK = (b.mib - a.mib) / ((big - 10_000) / 10_000);
+    console.log(
+      `  ${form.padEnd(7)} ${fmt(big)} objects: input ${fmt(inMiB)} MiB, peak ${fmt(b.mib)} MiB = ${fmt(b.ratio, 2)}x input (limit ${fmt(3 * inMiB + 100)} MiB: ${b.mib <= 3 * inMiB + 100 ? 'met' : 'NOT met'}); ${fmt(perTenK, 1)} MiB per 10k objects`,
+    );
+  }
+  const n = 20_000;
+  const docs = Array.from({ length: n }, (_, i) => bmh(i));
+  console.log(
+    `peak RSS of each function configured to change nothing, and the CLI, on ${fmt(n)} BareMetalHosts (goal: <= 6x input + 150 MiB)`,
+  );
+  const rows: [string, { mib: number; ratio: number }, number][] = [];
+  for (const { def, config } of NO_CHANGE) {
+    const bundle = def.name === 'test-identity' ? 'test-identity.cjs' : `${def.name}.cjs`;
+    if (!existsSync(join(dist, bundle))) continue;
+    const text = resourceList(docs, config);
+    rows.push([def.name, rss(bundle, [], text), Buffer.byteLength(text) / MIB]);
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'bench-cli-'));
+  const file = join(dir, 'hosts.yaml');
+  const stream = docs.join('---\n');
+  writeFileSync(file, stream);
+  const cli =
+    peakRssMiB([join(dist, 'baremetal-krm.cjs'), 'validate', '--quiet', file], '', envWithout('NODE_EXTRA_CA_CERTS')) ?? Number.NaN;
+  rows.push(['baremetal-krm validate', { mib: cli, ratio: cli / (Buffer.byteLength(stream) / MIB) }, Buffer.byteLength(stream) / MIB]);
+  for (const [name, r, inMiB] of rows)
+    console.log(
+      `  ${name.padEnd(24)} ${fmt(r.mib).padStart(5)} MiB = ${fmt(r.ratio, 1).padStart(5)}x input (${fmt(inMiB, 1)} MiB; limit ${fmt(6 * inMiB + 150)} MiB: ${r.mib <= 6 * inMiB + 150 ? 'met' : 'NOT met'})`,
+    );
+}
+
+async function startup(): Promise<void> {
   const bundles = existsSync(dist)
     ? readdirSync(dist)
         .filter((f) => f.endsWith('.cjs'))
@@ -113,11 +246,30 @@ export async function run(): Promise<void> {
     const t = startTimes(commands, ten, env);
     const base = t['node -e 0']!;
     console.log(
-      `\nstart time on a 10-BareMetalHost ResourceList, median of 21 interleaved runs (${label}): node -e 0 = ${fmt(base, 1)} ms`,
+      `\nstart on a 10-BareMetalHost ResourceList, median of 21 interleaved runs (${label}): node -e 0 = ${fmt(base, 1)} ms (goal <= 1.3x)`,
     );
     for (const [k, v] of Object.entries(t)) {
       if (k === 'node -e 0') continue;
       console.log(`  ${k.padEnd(28)} ${fmt(v, 1).padStart(7)} ms  (${fmt(v / base, 2)}x node -e 0)`);
     }
   }
+}
+
+async function fuzzLonger(): Promise<void> {
+  const n = Number(process.env.FUZZ_RUNS ?? (QUICK ? 100 : 400));
+  const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 100_000);
+  const t = performance.now();
+  const failing = await fuzz(fuzzCorpus(), n, seed);
+  console.log(`\ndifferential fuzzer: ${n} cases (seed ${seed}), ${failing.length} failing, ${fmt((performance.now() - t) / 1000, 1)} s`);
+  for (const f of failing.slice(0, 5)) console.log(`  ${f.problems.join('; ').slice(0, 300)}`);
+}
+
+export async function run(): Promise<void> {
+  console.log('the machine is shared: figures are ratios from one run; read them as such');
+  await itemCurves();
+  await keyCurves();
+  await againstYaml();
+  await memory();
+  await startup();
+  await fuzzLonger();
 }

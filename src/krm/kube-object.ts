@@ -10,7 +10,7 @@ import { emitLikeYaml } from './emit.js';
 import { fastLoad } from './fast-yaml.js';
 import { stringifyJson, writtenNumbers } from './json-scan.js';
 import { yamlLib } from './lazy.js';
-import { dedentItem, headerText, indentItem } from './scan.js';
+import { dedentItem, headerEnd, indentItem } from './scan.js';
 import { scalarText, setScalarInText } from './text-patch.js';
 import { documentData, lineCol, readYaml, YamlReadError, yamlDocument } from './yaml-read.js';
 
@@ -62,6 +62,9 @@ function asPath(path: Path | string): Path {
 
 function stringMap(v: unknown): Record<string, string> {
   if (!isRecord(v)) return {};
+  let strings = true;
+  for (const k in v) if (typeof v[k] !== 'string') strings = false;
+  if (strings) return v as Record<string, string>; // the usual case: no copy
   const out: Record<string, string> = {};
   for (const [k, val] of Object.entries(v)) {
     out[k] = val === null || val === undefined ? '' : typeof val === 'string' ? val : String(val);
@@ -216,6 +219,11 @@ export class KubeObject {
   #parse(): unknown {
     if (this.#doc) return documentData(this.#doc);
     if (this.#form === 'json' && this.#raw !== undefined) return JSON.parse(this.#raw);
+    if (this.#form === 'entry' && this.#raw !== undefined && this.#body === undefined) {
+      // the entry read in place (a one-entry sequence): its strings share the input's memory, no dedented copy
+      const fast = fastLoad(this.#raw);
+      if (Array.isArray(fast) && fast.length === 1) return fast[0];
+    }
     const text = this.#sourceDocument();
     const fast = fastLoad(text);
     if (fast !== undefined) return fast;
@@ -264,8 +272,12 @@ export class KubeObject {
           throw this.#readError(e);
         }
       } else if (this.#form !== 'flow') {
-        const t = headerText(this.#raw, this.#form === 'entry' ? this.#seqIndent + 2 : 0);
-        if (t !== undefined) h = fastLoad(t);
+        // the header's own text, a prefix of the item: its strings share the input's memory
+        const end = headerEnd(this.#raw, this.#form === 'entry' ? this.#seqIndent + 2 : 0);
+        if (end !== undefined) {
+          h = fastLoad(this.#raw.slice(0, end));
+          if (this.#form === 'entry') h = Array.isArray(h) && h.length === 1 ? h[0] : undefined;
+        }
       }
     }
     if (!isRecord(h)) h = this.data;
@@ -368,7 +380,7 @@ export class KubeObject {
   /** The yaml Document of the item, for structural edits; call inside `edit`. */
   #document(): Document {
     if (!this.#doc) {
-      if (this.context && this.#raw !== undefined && this.foreignAliases) {
+      if (this.context && this.#raw !== undefined && !this.standsAlone()) {
         // aliases into other items: edit the item as read within its list
         this.#doc = yamlLib().parseDocument(yamlLib().stringify(this.data, EMIT_OPTIONS), { version: '1.1' });
         return this.#doc;
@@ -397,7 +409,7 @@ export class KubeObject {
       if (p.every((s) => typeof s === 'string')) {
         if (this.get(p) === value) return;
         const text = scalarText(value);
-        if (text !== undefined && !this.foreignAliases) {
+        if (text !== undefined && this.standsAlone()) {
           const next = setScalarInText(this.body, p as string[], text);
           if (next !== undefined) {
             this.#invalidate();
@@ -477,13 +489,17 @@ export class KubeObject {
   /** Whether the original text can be read alone (false when it uses anchors of other items). */
   standsAlone(): boolean {
     if (!this.foreignAliases || this.#raw === undefined) return true;
-    try {
-      readYaml(this.#sourceDocument());
-      return true;
-    } catch (e) {
-      return !(e instanceof YamlReadError && e.code === 'UNKNOWN_ANCHOR');
+    if (this.#alone === undefined) {
+      try {
+        readYaml(this.#sourceDocument());
+        this.#alone = true;
+      } catch (e) {
+        this.#alone = !(e instanceof YamlReadError && e.code === 'UNKNOWN_ANCHOR');
+      }
     }
+    return this.#alone;
   }
+  #alone: boolean | undefined;
 
   /** Writes the item from its data from now on (it cannot be written alone as it was read). */
   detach(): void {

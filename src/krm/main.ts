@@ -308,16 +308,34 @@ export function helpText<Spec>(def: FunctionDefinition<Spec>): string {
 }
 
 /**
- * Reads stdin as bytes, at most MAX_INPUT_BYTES. Synchronous reads avoid loading Node's stream
- * machinery, which costs more than the rest of a small run; a non-blocking stdin (EAGAIN)
- * falls back to the stream.
+ * Stdin as text, at most MAX_INPUT_BYTES (bytes that are not UTF-8 are returned as bytes, for
+ * runFunction to say where). Synchronous reads avoid loading Node's stream machinery, which
+ * costs more than the rest of a small run; a non-blocking stdin (EAGAIN) falls back to the
+ * stream. The bytes are garbage once decoded: a large input's are collected at once.
  */
-async function readStdin(): Promise<Buffer> {
+async function readStdin(): Promise<string | Buffer> {
+  let bytes: Buffer | undefined;
   try {
-    return readAllBytes(0, 'input');
+    bytes = readAllBytes(0, 'input');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+    bytes = await readStdinStream();
   }
+  const large = bytes.length >= 16 * 1024 * 1024;
+  if (large) collectGarbage(); // the chunks a pipe was read in
+  let text: string;
+  try {
+    text = decodeUtf8(bytes);
+  } catch (e) {
+    if (!(e instanceof NotUtf8Error)) throw e;
+    return bytes;
+  }
+  bytes = undefined;
+  if (large) collectGarbage();
+  return text;
+}
+
+async function readStdinStream(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for await (const c of process.stdin) {
@@ -328,29 +346,60 @@ async function readStdin(): Promise<Buffer> {
   return Buffer.concat(chunks, total);
 }
 
-/** Writes text chunks to fd 1 or 2 synchronously, about 1 MiB at a time; falls back to the process stream on EAGAIN. */
+/**
+ * Writes text chunks to fd 1 or 2 synchronously, about 1 MiB at a time (small chunks joined,
+ * large ones cut: the output never exists whole as bytes); falls back to the process stream on EAGAIN.
+ */
 async function write(fd: 1 | 2, chunks: readonly string[]): Promise<void> {
+  const PIECE = 1 << 20;
   let batch = '';
-  for (let i = 0; i <= chunks.length; i++) {
-    if (i < chunks.length) batch += chunks[i];
-    if (batch.length < 1 << 20 && i < chunks.length) continue;
-    if (batch) await writeText(fd, batch);
-    batch = '';
+  for (const chunk of chunks) {
+    for (let at = 0; at < chunk.length; ) {
+      let to = Math.min(chunk.length, at + PIECE);
+      const last = chunk.charCodeAt(to - 1);
+      if (last >= 0xd800 && last <= 0xdbff && to < chunk.length) to++; // never cut a surrogate pair
+      batch += at === 0 && to === chunk.length ? chunk : chunk.slice(at, to);
+      at = to;
+      if (batch.length < PIECE) continue;
+      await writeText(fd, batch);
+      batch = '';
+    }
+  }
+  if (batch) await writeText(fd, batch);
+}
+
+/**
+ * One full garbage collection, now: after a large input is decoded its bytes are garbage, but
+ * V8 would keep them until its old space doubles, which is the run's peak memory. Costs a few
+ * milliseconds with a young heap; skipped when the runtime does not allow it.
+ */
+function collectGarbage(): void {
+  try {
+    const v8 = require('node:v8') as typeof import('node:v8');
+    v8.setFlagsFromString('--expose-gc');
+    (require('node:vm') as typeof import('node:vm')).runInNewContext('gc')();
+  } catch {
+    // not possible here: memory is freed later
   }
 }
 
+/** One buffer for all output (UTF-8 takes at most 3 bytes per UTF-16 unit): no garbage per piece. */
+let outBuffer: Buffer | undefined;
+
 async function writeText(fd: 1 | 2, text: string): Promise<void> {
-  const buf = Buffer.from(text, 'utf8');
+  if (!outBuffer || outBuffer.length < text.length * 3) outBuffer = Buffer.allocUnsafe(Math.max(text.length * 3, 1 << 16));
+  const length = outBuffer.write(text, 0, 'utf8');
   let off = 0;
   try {
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    while (off < length) off += writeSync(fd, outBuffer, off, length - off);
     return;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
   }
+  const rest = Buffer.from(outBuffer.subarray(off, length)); // the stream keeps it: a copy
   const stream = fd === 1 ? process.stdout : process.stderr;
   await new Promise<void>((resolve) => {
-    if (stream.write(buf.subarray(off))) resolve();
+    if (stream.write(rest)) resolve();
     else stream.once('drain', resolve);
   });
 }
@@ -363,7 +412,7 @@ export async function main<Spec>(def: FunctionDefinition<Spec>): Promise<void> {
     return;
   }
   try {
-    let input: Buffer;
+    let input: string | Buffer;
     try {
       input = await readStdin();
     } catch (e) {

@@ -455,8 +455,8 @@ function listInput(list: ListDoc, lead: string, tail: string): ParsedInput {
 
 // ---------- writing ----------
 
-/** A `---` line in a document's lead: the document is separated from the one before. */
-const SEPARATED = /(?:^|\n)---(?:[ \t\r\n]|$)/;
+/** A `---` (or `...`) line in a document's lead: the document is separated from the one before. */
+const SEPARATED = /(?:^|\n)(?:---|\.\.\.)(?:[ \t\r\n]|$)/;
 
 function writeStream(layout: Extract<Layout, { kind: 'stream' }>, items: KubeObject[], out: Output): void {
   const groups = new Map<ListDoc, KubeObject[]>();

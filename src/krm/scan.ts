@@ -554,42 +554,42 @@ export function indentItem(body: string, seqIndent: number): string {
 }
 
 /**
- * The header of an item (its top-level `apiVersion`, `kind` and `metadata` lines, dedented)
- * for the fast reader, taken from an entry (`col` = seqIndent + 2, first line after `- `) or a
- * document (`col` = 0). `undefined` when a top-level line is not a plain `key:` line.
+ * Where the header of an item ends: the offset after its leading top-level `apiVersion`,
+ * `kind` and `metadata` sections (an entry: `col` = seqIndent + 2, first line after `- `; a
+ * document: `col` = 0). The fast reader then reads that prefix of the item's own text, so
+ * that what the header holds costs no copy. `undefined` when a header key comes after another
+ * key, or a top-level line is not a plain `key:` line: the whole item is read then.
  */
-export function headerText(raw: string, col: number): string | undefined {
-  let out = '';
-  let take = false;
+export function headerEnd(raw: string, col: number): number | undefined {
   let pos = 0;
   let first = true;
+  let end = -1;
   while (pos < raw.length) {
-    const end = lineEnd(raw, pos);
+    const lineStop = lineEnd(raw, pos);
     let top: boolean;
     if (first && col > 0) {
       // `<seqIndent spaces>- key: ...`
       if (raw.charCodeAt(pos + col - 2) !== 45 || raw.charCodeAt(pos + col - 1) !== 32 || raw.charCodeAt(pos + col) === 32)
         return undefined;
       top = true;
-    } else if (isSkipLine(raw, pos, end)) {
-      if (take) out += (end - pos > col ? raw.slice(pos + col, end) : '') + '\n';
-      pos = end + 1;
-      first = false;
-      continue;
-    } else {
+    } else if (isSkipLine(raw, pos, lineStop)) top = false;
+    else {
       const ind = indentAt(raw, pos);
       if (ind < col) return undefined;
       top = ind === col;
     }
     first = false;
-    const line = raw.slice(pos + col, end);
     if (top) {
+      const c = raw.charCodeAt(pos + col);
       // a quoted key or `kind :` may be a header key too: leave such items to the full parser
-      if (!/^[A-Za-z_][A-Za-z0-9_./-]*:(?:[ \r]|$)/.test(line)) return undefined;
-      take = line.startsWith('apiVersion:') || line.startsWith('kind:') || line.startsWith('metadata:');
+      if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95)) return undefined;
+      const key = /^([A-Za-z_][A-Za-z0-9_./-]*):(?:[ \r]|$)/.exec(raw.slice(pos + col, Math.min(lineStop, pos + col + 64)));
+      if (!key) return undefined;
+      const header = key[1] === 'apiVersion' || key[1] === 'kind' || key[1] === 'metadata';
+      if (header && end >= 0) return undefined;
+      if (!header && end < 0) end = pos;
     }
-    if (take) out += line + '\n';
-    pos = end + 1;
+    pos = lineStop + 1;
   }
-  return out;
+  return end < 0 ? raw.length : end;
 }
