@@ -63,15 +63,18 @@ spec:
 `;
 }
 
-/** The same host for the careful path: a tab after `name:` (kubectl reads it; the fast reader hands it to yaml). */
+/**
+ * The same host for the careful path: a folded block scalar in its spec (the fast reader hands
+ * such items to `yaml` when they are read whole; their header stays on the fast path).
+ */
 export function bmhCareful(i: number): string {
-  return bmh(i).replace(/^ {2}name: /m, '  name:\t');
+  return bmh(i).replace(/^spec:\n/m, 'spec:\n  description: >\n    rack host, folded\n    over two lines\n');
 }
 
-/** One ConfigMap with `keys` entries; `careful`: one value with a tab after its colon. */
+/** One ConfigMap with `keys` entries; `careful`: the first value a folded block scalar (the whole document goes to `yaml`). */
 function bigConfigMap(keys: number, careful: boolean): string {
   let s = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\ndata:\n';
-  for (let i = 0; i < keys; i++) s += `  key-${i}:${careful && i === 0 ? '\t' : ' '}value ${i}\n`;
+  for (let i = 0; i < keys; i++) s += careful && i === 0 ? `  key-${i}: >\n    folded\n` : `  key-${i}: value ${i}\n`;
   return s;
 }
 

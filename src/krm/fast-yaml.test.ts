@@ -86,6 +86,8 @@ const styles: { name: string; dump: (v: unknown) => string }[] = [
   // go-yaml folds long plain strings over lines (CRDs' descriptions): multi-line plain scalars
   { name: 'yaml folded narrow', dump: (v) => stringify(v, { version: '1.1', lineWidth: 24, minContentWidth: 0 }) },
   { name: 'CRLF line ends', dump: (v) => stringify(v, { version: '1.1', indentSeq: false, lineWidth: 0 }).replace(/\n/g, '\r\n') },
+  // some tools separate keys from values with a tab (YAML allows it; so does go-yaml)
+  { name: 'tab separators', dump: (v) => stringify(v, { version: '1.1', indentSeq: false, lineWidth: 0 }).replace(/: /g, ':\t') },
 ];
 
 describe('fastLoad', () => {

@@ -444,7 +444,7 @@ class BlockReader {
       if (Object.hasOwn(out, key)) throw UNSURE; // yaml reports duplicates
       let rest = text.slice(ke + 1);
       let col = indent + ke + 1;
-      while (rest.startsWith(' ')) {
+      while (rest.startsWith(' ') || rest.startsWith('\t')) {
         rest = rest.slice(1);
         col++;
       }
@@ -520,13 +520,14 @@ function keyEnd(text: string): number {
     } catch {
       return -1;
     }
-    return text[end] === ':' && (end + 1 === text.length || text[end + 1] === ' ') ? end : -1;
+    return text[end] === ':' && (end + 1 === text.length || text[end + 1] === ' ' || text[end + 1] === '\t') ? end : -1;
   }
   if (c === '#' || c === '[' || c === '{' || c === '?' || c === '&' || c === '*' || c === '!' || c === '|' || c === '>') return -1;
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
-    if (ch === ':' && (i + 1 === text.length || text[i + 1] === ' ')) return i;
-    if (ch === '#' && i > 0 && text[i - 1] === ' ') return -1;
+    // `key:` then a space or a tab (YAML separates with either; kubectl writes tabs from some tools)
+    if (ch === ':' && (i + 1 === text.length || text[i + 1] === ' ' || text[i + 1] === '\t')) return i;
+    if (ch === '#' && i > 0 && (text[i - 1] === ' ' || text[i - 1] === '\t')) return -1;
   }
   return -1;
 }
