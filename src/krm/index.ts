@@ -5,7 +5,6 @@ export { Results, formatResult, type Result, type Severity, type ResultOptions }
 export {
   main,
   runFunction,
-  helpText,
   readSpec,
   type ConfigDefinition,
   API_VERSION,
@@ -14,12 +13,12 @@ export {
   type CompiledValidator,
   type RunOutput,
 } from './main.js';
-export { readInput, writeOutput, type ParsedInput } from './resource-list.js';
-export { fastLoad, loadYaml } from './fast-yaml.js';
-export { schemaReference, schemaMarkdown, type JsonSchema } from './schema-doc.js';
+export { readInput, type ParsedInput } from './resource-list.js';
+export { loadYaml } from './fast-yaml.js';
+export { schemaMarkdown, type JsonSchema } from './schema-doc.js';
 export { lazy, yamlLib, PARSE_OPTIONS } from './lazy.js';
 export { compareStrings } from './compare.js';
 export { dig, dotted, isRecord, nonEmptyText, scalarText } from './data.js';
 export { splitStream, indentItem } from './scan.js';
-export { YAML11_TRUE, YAML11_FALSE, YAML11_NULL, YAML11_SPECIAL_FLOAT, YAML11_ONLY_BOOL, isYaml11Word, wordsPattern } from './yaml11.js';
-export { decodeUtf8, readAllBytes, MAX_INPUT_BYTES, NotUtf8Error } from './input-bytes.js';
+export { YAML11_TRUE, YAML11_FALSE, YAML11_NULL, YAML11_SPECIAL_FLOAT, YAML11_ONLY_BOOL, wordsPattern } from './yaml11.js';
+export { decodeUtf8, readAllBytes, MAX_INPUT_BYTES } from './input-bytes.js';

@@ -12,7 +12,7 @@ export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
 const MIB = 1024 * 1024;
 
 /** Offset of the first byte that does not belong to a valid UTF-8 sequence, or -1. */
-export function firstInvalidUtf8(b: Uint8Array): number {
+function firstInvalidUtf8(b: Uint8Array): number {
   for (let i = 0; i < b.length; ) {
     const c = b[i]!;
     if (c < 0x80) {
@@ -39,7 +39,7 @@ export function firstInvalidUtf8(b: Uint8Array): number {
 }
 
 /** Where a byte offset is: 1-based line and byte column. */
-export function bytePosition(b: Uint8Array, offset: number): { line: number; col: number } {
+function bytePosition(b: Uint8Array, offset: number): { line: number; col: number } {
   let line = 1;
   let start = 0;
   for (let i = b.indexOf(10); i >= 0 && i < offset; i = b.indexOf(10, i + 1)) {

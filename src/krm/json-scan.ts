@@ -6,12 +6,12 @@
  */
 import { lineCol, MAX_DEPTH, YamlReadError } from './yaml-read.js';
 
-export interface JsonSpan {
+interface JsonSpan {
   start: number;
   end: number;
 }
 
-export interface JsonMember extends JsonSpan {
+interface JsonMember extends JsonSpan {
   key: string;
   /** start of the member (its key's quote) */
   keyStart: number;

@@ -54,7 +54,7 @@ export class KrmError extends Error {}
  * What an item's source text is: an entry of a block sequence (`- ...` at `seqIndent`), an
  * item of a flow sequence, a document of a stream, or JSON.
  */
-export type SourceForm = 'entry' | 'flow' | 'doc' | 'json';
+type SourceForm = 'entry' | 'flow' | 'doc' | 'json';
 
 function asPath(path: Path | string): Path {
   return typeof path === 'string' ? path.split('.').filter((p) => p !== '') : path;

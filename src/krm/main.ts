@@ -289,7 +289,7 @@ function finish(chunks: string[], results: Result[]): RunOutput {
   return runOutput(chunks, errors.length > 0 ? 1 : 0, results, stderr);
 }
 
-export function helpText<Spec>(def: FunctionDefinition<Spec>): string {
+function helpText<Spec>(def: FunctionDefinition<Spec>): string {
   return [
     `${def.name}: ${def.summary}`,
     '',

@@ -15,7 +15,7 @@ import type { Result } from './results.js';
 import { dedentItem, hasAliasTokens, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
 import { composeDocument, composedData, lineCol, YamlReadError } from './yaml-read.js';
 
-export type InputFormat = 'list' | 'json' | 'stream';
+type InputFormat = 'list' | 'json' | 'stream';
 
 /** A list document of the input (a ResourceList, or a `kind: List` in a stream) and how to write it back. */
 interface ListDoc {

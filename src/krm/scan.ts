@@ -52,7 +52,7 @@ function isMarker(text: string, pos: number): boolean {
 
 // ---------- streams ----------
 
-export interface StreamDoc {
+interface StreamDoc {
   /** what stands before the document: `---` and `...` lines, comment-only documents */
   lead: string;
   /** the document verbatim (from the line after its `---`, or from the `---`'s inline content) */
@@ -118,7 +118,7 @@ export function splitStream(text: string): string[] {
 
 // ---------- list documents: sections ----------
 
-export interface ListEntry {
+interface ListEntry {
   /** comment and blank lines before the entry (block), or white space and comments (flow) */
   lead: string;
   /** block: the entry verbatim, from its `-` line; flow: the item's text */

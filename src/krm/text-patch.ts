@@ -171,25 +171,3 @@ function keyText(key: string): string | undefined {
   if (/[\u0000-\u001f']/.test(key)) return undefined;
   return "'" + key + "'";
 }
-
-/** The top-level `apiVersion`, `kind` and `metadata` sections of a document, as a small text. */
-export function headerText(body: string): string | undefined {
-  let out = '';
-  let take = false;
-  let i = 0;
-  while (i < body.length) {
-    let j = body.indexOf('\n', i);
-    if (j < 0) j = body.length;
-    const line = body.slice(i, j);
-    const c = line.charCodeAt(0);
-    if (line.length > 0 && c !== 32 && c !== 35) {
-      // a top-level line
-      // a quoted key or `kind :` may be a header key too: leave such items to the full parser
-      if (!/^[A-Za-z_][A-Za-z0-9_./-]*:( |$)/.test(line)) return undefined;
-      take = line.startsWith('apiVersion:') || line.startsWith('kind:') || line.startsWith('metadata:');
-    }
-    if (take) out += line + '\n';
-    i = j + 1;
-  }
-  return out;
-}

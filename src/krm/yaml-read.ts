@@ -20,7 +20,7 @@ import { PARSE_OPTIONS, yamlLib } from './lazy.js';
 /** Deepest nesting of collections accepted; deeper input is an error, not a stack overflow. */
 export const MAX_DEPTH = 256;
 /** Nodes that aliases may add to a document when expanded (a "billion laughs" stops here). */
-export const MAX_ALIAS_EXPANSION = 100_000;
+const MAX_ALIAS_EXPANSION = 100_000;
 
 /** A YAML document that cannot be read, with the 1-based line and column in its text. */
 export class YamlReadError extends Error {
@@ -180,7 +180,7 @@ class Converter {
  * on those lines carries no meaning, so the value read is what go-yaml reads. Returns the new
  * text and the 1-based numbers of the lines changed, or undefined when there were none.
  */
-export function relaxContinuationIndent(src: string): { text: string; lines: number[] } | undefined {
+function relaxContinuationIndent(src: string): { text: string; lines: number[] } | undefined {
   const lines = src.split('\n');
   const changed: number[] = [];
   const st = new ContinuationScanner();
@@ -336,12 +336,12 @@ function plainKeyEnd(l: string, i: number): number {
 // ---------- public ----------
 
 /** A non-standard construct read as go-yaml reads it: the 1-based lines, and what was accepted. */
-export interface ReadNote {
+interface ReadNote {
   lines: number[];
   message: string;
 }
 
-export interface YamlRead {
+interface YamlRead {
   value: unknown;
   /** non-standard constructs accepted as go-yaml accepts them, for `info` results */
   notes: ReadNote[];
@@ -409,7 +409,7 @@ export function composedData(src: string, doc: Document.Parsed): unknown {
 }
 
 /** Reads every document of a YAML stream as plain data. Throws YamlReadError, positioned. */
-export function readYamlAll(src: string): YamlRead[] {
+function readYamlAll(src: string): YamlRead[] {
   const { docs, text, notes } = lenientDocuments(src);
   return docs.map((d, i) => ({ value: new Converter(text, d).value(d.contents as YamlNode | null), notes: i === 0 ? notes : [] }));
 }

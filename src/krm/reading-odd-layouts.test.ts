@@ -1,0 +1,56 @@
+/** Reading odd layouts: white space, JSON items, quoted header keys, flow functionConfig. */
+import { describe, expect, it } from 'vitest';
+import { identity } from '../../test/identity/function.js';
+import { resourceList } from '../../test/golden.js';
+import { fastLoad } from './fast-yaml.js';
+import { PARSE_OPTIONS, yamlLib } from './lazy.js';
+import { runFunction } from './main.js';
+import { readInput, } from './resource-list.js';
+import { indentItem } from './scan.js';
+
+const Y = yamlLib();
+const list = (...docs: string[]): string =>
+  'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n' + docs.map((d) => indentItem(d, 0)).join('');
+const cm = (name: string, rest = ''): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${rest}`;
+
+describe('reading odd layouts', () => {
+  it('only space and tab are YAML white space; tabs in indentation go to yaml', () => {
+    for (const t of ['a: x\u00a0\n', 'a: \u3000\n', 'a\u00a0: b\n', 'a: x\ufeff\n', 'a: |\n  x\n  \t\n  y\n', '\ufeffa: 1\n']) {
+      const got = fastLoad(t);
+      if (got !== undefined) expect(got, JSON.stringify(t)).toEqual(Y.parse(t, PARSE_OPTIONS));
+    }
+  });
+
+  it('JSON input: a non-mapping item is an error result; a parse error quotes no input', async () => {
+    const bad = await runFunction(identity, JSON.stringify({ apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList', items: [null] }));
+    expect(bad.exitCode).toBe(1);
+    expect(bad.results[0]!.message).toContain('items[0] is not a mapping');
+    const secret = await runFunction(
+      identity,
+      '{"kind": "ResourceList", "items": [{"kind": "Secret", "stringData": {"password": "hunter2-topsecret"}]}',
+    );
+    expect(secret.exitCode).toBe(1);
+    expect(secret.output + secret.stderr).not.toContain('hunter2');
+  });
+
+  it('quoted header keys and multi-line flow functionConfig are read', async () => {
+    const p = readInput(
+      list('"apiVersion": v1\n"kind": ConfigMap\nmetadata:\n  name: q\n', 'apiVersion: v1\nkind : Secret\nmetadata:\n  name: s\n'),
+    );
+    expect(p.items.map((i) => [i.kind, i.name])).toEqual([
+      ['ConfigMap', 'q'],
+      ['Secret', 's'],
+    ]);
+    const r = await runFunction(
+      identity,
+      list(cm('a')) + 'functionConfig: {apiVersion: v1, kind: ConfigMap,\n  metadata: {name: f}, data: {x.y/z: w}}\n',
+    );
+    expect(r.exitCode).toBe(0);
+    expect(readInput(r.output).items[0]!.annotations['x.y/z']).toBe('w');
+  });
+
+  it('the golden harness input builder still round-trips', async () => {
+    const text = resourceList([cm('a')]);
+    expect((await runFunction(identity, text)).output).toBe(text);
+  });
+});
