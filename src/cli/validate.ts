@@ -16,6 +16,9 @@ export const VALIDATE_HELP = `baremetal-krm validate [--config FILE] [--quiet] F
 
 Validates YAML files (and every YAML file under a FOLDER) with intent-validate's rules (the
 same as the KRM function) and prints one line per result: FILE:LINE: SEVERITY: RESOURCE FIELD: MESSAGE [RULE]. Exits 1 on any error.
+A ResourceList or \`kind: List\` file (kubectl get -o yaml) is its items. Only regular files are
+read (others are named), up to 256 MiB each, in UTF-8; documents that are not KRM objects are
+named (info) and skipped.
 
   --config FILE   an IntentValidate document (apiVersion ${API_VERSION}); default: every rule
   --quiet         only errors and the summary
