@@ -5,7 +5,7 @@ import { resourceList } from '../../test/golden.js';
 import { fastLoad } from './fast-yaml.js';
 import { PARSE_OPTIONS, yamlLib } from './lazy.js';
 import { runFunction } from './main.js';
-import { readInput, } from './resource-list.js';
+import { readInput } from './resource-list.js';
 import { indentItem } from './scan.js';
 
 const Y = yamlLib();

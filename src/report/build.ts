@@ -183,166 +183,178 @@ function certStatus(c: { notBefore: string; notAfter: string; daysLeft: number }
   return 'ok';
 }
 
-export async function buildReport(sites: readonly Site[], opts: ReportOptions): Promise<Report> {
-  const now = Date.parse(opts.now);
-  const warnDays = opts.intent.certificates?.warnDays ?? 30;
-  const spec: IntentValidateSpec = {
-    ...opts.intent,
-    now: opts.now,
-    rules: {
-      schema: { severity: 'off' },
-      'schema-unknown-field': { severity: 'off' },
-      'yaml-ambiguous': { severity: 'off' },
-      ...opts.intent.rules,
-    },
-  };
+/** What the report gathers site by site. */
+interface Rows {
+  summaries: SiteSummary[];
+  certificates: CertificateRow[];
+  hosts: HostRow[];
+  security: SecurityRow[];
+  capacity: CapacityRow[];
+  inputs: SiteInput[];
+  workloads: Map<string, { kind: string; name: string; namespace?: string; versions: Map<string, string> }>;
+  errors: number;
+  capacityFindings: number;
+}
 
-  const summaries: SiteSummary[] = [];
-  const certificates: CertificateRow[] = [];
-  const hosts: HostRow[] = [];
-  const security: SecurityRow[] = [];
-  const capacity: CapacityRow[] = [];
-  const inputs: SiteInput[] = [];
-  const workloadMap = new Map<string, { kind: string; name: string; namespace?: string; versions: Map<string, string> }>();
-  let errors = 0;
-  let capacityFindings = 0;
+function certificateRows(site: Site, a: Analysis, now: number, warnDays: number, rows: Rows): void {
+  const fileOf = new Map<string, string>();
+  for (const [o, f] of site.files) fileOf.set(`${o.kind}|${o.namespace ?? ''}|${o.name}`, f);
+  for (const c of a.facts.certificates) {
+    const row: CertificateRow = {
+      site: site.name,
+      resource: resId(c.resource),
+      field: c.field + (c.index > 0 ? `[${c.index}]` : ''),
+      subject: c.subject,
+      issuer: c.issuer,
+      notBefore: c.notBefore,
+      notAfter: c.notAfter,
+      daysLeft: c.daysLeft,
+      status: certStatus(c, now, warnDays),
+    };
+    const file = fileOf.get(`${c.resource.kind}|${c.resource.namespace ?? ''}|${c.resource.name}`) ?? c.file;
+    if (file) row.file = file;
+    rows.certificates.push(row);
+  }
+}
 
-  for (const site of sites) {
-    errors += site.unreadable; // documents that do not parse are errors too
-    const a: Analysis = await analyse(site.objects, spec);
-    const fileOf = new Map<string, string>();
-    for (const [o, f] of site.files) fileOf.set(`${o.kind}|${o.namespace ?? ''}|${o.name}`, f);
+/** Findings per rule; errors, capacity findings and security rows counted on the way. */
+function findingRows(site: Site, a: Analysis, rows: Rows): Record<string, number> {
+  const rules: Record<string, number> = {};
+  for (const f of a.findings) {
+    rules[f.rule] = (rules[f.rule] ?? 0) + 1;
+    if (f.severity === 'error') rows.errors++;
+    if (f.rule === 'capacity-hosts' || f.rule === 'capacity-resources') rows.capacityFindings++;
+    if (!SECURITY_RULES.has(f.rule)) continue;
+    const row: SecurityRow = { site: site.name, rule: f.rule, severity: f.severity, message: f.message };
+    if (f.object) row.resource = resId(f.object.ref());
+    if (f.field) row.field = f.field;
+    rows.security.push(row);
+  }
+  return rules;
+}
 
-    for (const c of a.facts.certificates) {
-      const row: CertificateRow = {
-        site: site.name,
-        resource: resId(c.resource),
-        field: c.field + (c.index > 0 ? `[${c.index}]` : ''),
-        subject: c.subject,
-        issuer: c.issuer,
-        notBefore: c.notBefore,
-        notAfter: c.notAfter,
-        daysLeft: c.daysLeft,
-        status: certStatus(c, now, warnDays),
-      };
-      const file = fileOf.get(`${c.resource.kind}|${c.resource.namespace ?? ''}|${c.resource.name}`) ?? c.file;
-      if (file) row.file = file;
-      certificates.push(row);
+/** Capacity of the roles of intent.capacity (requests need their nodeSelector). */
+function configuredCapacity(site: Site, a: Analysis, opts: ReportOptions, rows: Rows): void {
+  const configured = opts.intent.capacity?.roles ?? [];
+  for (const r of a.facts.roles) {
+    const names = new Set(r.hosts);
+    const members = a.facts.hosts.filter((h) => names.has(h.name));
+    const row: CapacityRow = {
+      site: site.name,
+      role: r.name,
+      hosts: r.hosts.length,
+      wanted: r.wanted,
+      hostsWithoutInventory: members.filter((h) => h.hardware?.cpuCount === undefined || h.hardware?.ramMiB === undefined).length,
+      over: false,
+    };
+    if (r.cpuCapacity !== undefined) row.cpuAvailable = r.cpuCapacity;
+    if (r.memoryCapacityMiB !== undefined) row.memoryAvailableMiB = r.memoryCapacityMiB;
+    const roleCfg = configured.find((c) => c.name === r.name);
+    if (roleCfg?.nodeSelector && Object.keys(roleCfg.nodeSelector).length > 0) {
+      row.cpuRequested = r.cpuRequested;
+      row.memoryRequestedMiB = r.memoryRequestedMiB;
     }
+    const enough = r.domains !== undefined ? r.domains >= r.wanted : r.hosts.length >= r.wanted;
+    row.over =
+      !enough ||
+      (row.cpuAvailable !== undefined && (row.cpuRequested ?? 0) > row.cpuAvailable) ||
+      (row.memoryAvailableMiB !== undefined && (row.memoryRequestedMiB ?? 0) > row.memoryAvailableMiB);
+    rows.capacity.push(row);
+  }
+}
 
-    const siteHosts = a.facts.hosts.map((h) => hostRow(site, h, opts.roleLabel));
-    hosts.push(...siteHosts);
-
-    const rules: Record<string, number> = {};
-    for (const f of a.findings) {
-      rules[f.rule] = (rules[f.rule] ?? 0) + 1;
-      if (f.severity === 'error') errors++;
-      if (f.rule === 'capacity-hosts' || f.rule === 'capacity-resources') capacityFindings++;
-      if (!SECURITY_RULES.has(f.rule)) continue;
-      const row: SecurityRow = { site: site.name, rule: f.rule, severity: f.severity, message: f.message };
-      if (f.object) row.resource = resId(f.object.ref());
-      if (f.field) row.field = f.field;
-      security.push(row);
+/** Capacity without configured roles: hosts grouped by the role label with their summed hardware. */
+function labelCapacity(site: Site, a: Analysis, opts: ReportOptions, rows: Rows): void {
+  const byRole = new Map<string, HostFact[]>();
+  for (const h of a.facts.hosts) {
+    const role = h.labels[opts.roleLabel] ?? '(no role)';
+    const list = byRole.get(role);
+    if (list) list.push(h);
+    else byRole.set(role, [h]);
+  }
+  for (const [role, list] of byRole) {
+    const known = list.filter((h) => h.hardware?.cpuCount !== undefined && h.hardware?.ramMiB !== undefined);
+    const row: CapacityRow = { site: site.name, role, hosts: list.length, hostsWithoutInventory: list.length - known.length, over: false };
+    if (known.length > 0) {
+      row.cpuAvailable = known.reduce((s, h) => s + h.hardware!.cpuCount!, 0);
+      row.memoryAvailableMiB = known.reduce((s, h) => s + h.hardware!.ramMiB!, 0);
     }
+    rows.capacity.push(row);
+  }
+}
 
-    // capacity: the roles of intent.capacity when configured (requests need their nodeSelector),
-    // otherwise hosts grouped by the role label with their summed hardware
-    const configured = opts.intent.capacity?.roles ?? [];
-    if (configured.length > 0) {
-      for (const r of a.facts.roles) {
-        const members = a.facts.hosts.filter((h) => r.hosts.includes(h.name));
-        const row: CapacityRow = {
-          site: site.name,
-          role: r.name,
-          hosts: r.hosts.length,
-          wanted: r.wanted,
-          hostsWithoutInventory: members.filter((h) => h.hardware?.cpuCount === undefined || h.hardware?.ramMiB === undefined).length,
-          over: false,
-        };
-        if (r.cpuCapacity !== undefined) row.cpuAvailable = r.cpuCapacity;
-        if (r.memoryCapacityMiB !== undefined) row.memoryAvailableMiB = r.memoryCapacityMiB;
-        const roleCfg = configured.find((c) => c.name === r.name);
-        if (roleCfg?.nodeSelector && Object.keys(roleCfg.nodeSelector).length > 0) {
-          row.cpuRequested = r.cpuRequested;
-          row.memoryRequestedMiB = r.memoryRequestedMiB;
-        }
-        const enough = r.domains !== undefined ? r.domains >= r.wanted : r.hosts.length >= r.wanted;
-        row.over =
-          !enough ||
-          (row.cpuAvailable !== undefined && (row.cpuRequested ?? 0) > row.cpuAvailable) ||
-          (row.memoryAvailableMiB !== undefined && (row.memoryRequestedMiB ?? 0) > row.memoryAvailableMiB);
-        capacity.push(row);
-      }
-    } else {
-      const byRole = new Map<string, HostFact[]>();
-      for (const h of a.facts.hosts) {
-        const role = h.labels[opts.roleLabel] ?? '(no role)';
-        byRole.set(role, [...(byRole.get(role) ?? []), h]);
-      }
-      for (const [role, list] of byRole) {
-        const known = list.filter((h) => h.hardware?.cpuCount !== undefined && h.hardware?.ramMiB !== undefined);
-        const row: CapacityRow = {
-          site: site.name,
-          role,
-          hosts: list.length,
-          hostsWithoutInventory: list.length - known.length,
-          over: false,
-        };
-        if (known.length > 0) {
-          row.cpuAvailable = known.reduce((s, h) => s + h.hardware!.cpuCount!, 0);
-          row.memoryAvailableMiB = known.reduce((s, h) => s + h.hardware!.ramMiB!, 0);
-        }
-        capacity.push(row);
-      }
+function workloadVersions(site: Site, rows: Rows): void {
+  for (const o of site.objects) {
+    const group = WORKLOAD_KINDS[o.kind];
+    if (group === undefined || o.group !== group) continue;
+    const key = `${o.kind}|${o.namespace ?? ''}|${o.name}`;
+    let w = rows.workloads.get(key);
+    if (!w) {
+      w = { kind: o.kind, name: o.name, versions: new Map() };
+      if (o.namespace) w.namespace = o.namespace;
+      rows.workloads.set(key, w);
     }
+    w.versions.set(site.name, redactString(workloadVersion(o) ?? '?').text);
+  }
+}
 
-    for (const o of site.objects) {
-      const group = WORKLOAD_KINDS[o.kind];
-      if (group === undefined || o.group !== group) continue;
-      const key = `${o.kind}|${o.namespace ?? ''}|${o.name}`;
-      let w = workloadMap.get(key);
-      if (!w) {
-        w = { kind: o.kind, name: o.name, versions: new Map() };
-        if (o.namespace) w.namespace = o.namespace;
-        workloadMap.set(key, w);
-      }
-      w.versions.set(site.name, redactString(workloadVersion(o) ?? '?').text);
-    }
-
-    const hostObjects = new Map<KubeObject, Record<string, string | number | undefined>>();
-    for (const h of a.facts.hosts) {
-      const r = siteHosts.find((x) => x.name === h.name && x.kind === h.kind && x.namespace === h.namespace)!;
-      hostObjects.set(h.object, {
-        model: r.manufacturer || r.model ? `${r.manufacturer ?? '?'} ${r.model ?? '?'}` : undefined,
-        cpu: r.cpuCount !== undefined ? `${r.cpuCount}x ${r.cpuArch ?? '?'}` : undefined,
-        ramMiB: r.ramMiB,
-        disks: r.disks.length ? r.disks.join(', ') : undefined,
-        nics: r.hardwareSource ? r.nicCount : undefined,
-        bios: r.biosVersion,
-        profiles: r.profiles.length ? r.profiles.map((p) => `${p.name}: ${p.matched ? 'matched' : 'mismatch'}`).join(', ') : undefined,
-      });
-    }
-    inputs.push({ name: site.name, objects: site.objects, hosts: a.facts.hosts, hostFields: hostObjects });
-
-    summaries.push({
-      name: site.name,
-      source: site.source,
-      mode: site.mode,
-      objects: site.objects.length,
-      hosts: a.facts.hosts.length,
-      certificates: a.facts.certificates.length,
-      encryptedDocuments: site.objects.filter((o) => isObj(safe(o)?.sops)).length,
-      findings: { ...a.counts },
-      rules: Object.fromEntries(Object.entries(rules).sort((x, y) => cmp(x[0], y[0]))),
-      skipped: [...site.skipped],
+/** Each host's hardware fields for the divergence table. */
+function hostFields(a: Analysis, siteHosts: HostRow[]): Map<KubeObject, Record<string, string | number | undefined>> {
+  const rowOf = new Map<string, HostRow>();
+  for (const r of siteHosts) {
+    const k = `${r.kind}|${r.namespace ?? ''}|${r.name}`;
+    if (!rowOf.has(k)) rowOf.set(k, r); // the first, as a search would find
+  }
+  const out = new Map<KubeObject, Record<string, string | number | undefined>>();
+  for (const h of a.facts.hosts) {
+    const r = rowOf.get(`${h.kind}|${h.namespace ?? ''}|${h.name}`)!;
+    out.set(h.object, {
+      model: r.manufacturer || r.model ? `${r.manufacturer ?? '?'} ${r.model ?? '?'}` : undefined,
+      cpu: r.cpuCount !== undefined ? `${r.cpuCount}x ${r.cpuArch ?? '?'}` : undefined,
+      ramMiB: r.ramMiB,
+      disks: r.disks.length ? r.disks.join(', ') : undefined,
+      nics: r.hardwareSource ? r.nicCount : undefined,
+      bios: r.biosVersion,
+      profiles: r.profiles.length ? r.profiles.map((p) => `${p.name}: ${p.matched ? 'matched' : 'mismatch'}`).join(', ') : undefined,
     });
   }
+  return out;
+}
 
-  const siteNames = sites.map((s) => s.name);
-  const siteIndex = new Map(siteNames.map((n, i) => [n, i]));
-  const bySite = (a: { site: string }, b: { site: string }): number => siteIndex.get(a.site)! - siteIndex.get(b.site)!;
+async function siteRows(
+  site: Site,
+  spec: IntentValidateSpec,
+  opts: ReportOptions,
+  now: number,
+  warnDays: number,
+  rows: Rows,
+): Promise<void> {
+  rows.errors += site.unreadable; // documents that do not parse are errors too
+  const a: Analysis = await analyse(site.objects, spec);
+  certificateRows(site, a, now, warnDays, rows);
+  const siteHosts = a.facts.hosts.map((h) => hostRow(site, h, opts.roleLabel));
+  rows.hosts.push(...siteHosts);
+  const rules = findingRows(site, a, rows);
+  if ((opts.intent.capacity?.roles ?? []).length > 0) configuredCapacity(site, a, opts, rows);
+  else labelCapacity(site, a, opts, rows);
+  workloadVersions(site, rows);
+  rows.inputs.push({ name: site.name, objects: site.objects, hosts: a.facts.hosts, hostFields: hostFields(a, siteHosts) });
+  rows.summaries.push({
+    name: site.name,
+    source: site.source,
+    mode: site.mode,
+    objects: site.objects.length,
+    hosts: a.facts.hosts.length,
+    certificates: a.facts.certificates.length,
+    encryptedDocuments: site.objects.filter((o) => isObj(safe(o)?.sops)).length,
+    findings: { ...a.counts },
+    rules: Object.fromEntries(Object.entries(rules).sort((x, y) => cmp(x[0], y[0]))),
+    skipped: [...site.skipped],
+  });
+}
 
-  certificates.sort(
+function sortRows(rows: Rows, bySite: (a: { site: string }, b: { site: string }) => number): void {
+  rows.certificates.sort(
     (a, b) =>
       a.daysLeft - b.daysLeft ||
       bySite(a, b) ||
@@ -351,8 +363,8 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
       cmp(a.field, b.field) ||
       cmp(a.subject, b.subject),
   );
-  hosts.sort((a, b) => bySite(a, b) || cmp(a.role ?? '~', b.role ?? '~') || cmp(a.name, b.name) || cmp(a.kind, b.kind));
-  security.sort(
+  rows.hosts.sort((a, b) => bySite(a, b) || cmp(a.role ?? '~', b.role ?? '~') || cmp(a.name, b.name) || cmp(a.kind, b.kind));
+  rows.security.sort(
     (a, b) =>
       bySite(a, b) ||
       cmp(a.rule, b.rule) ||
@@ -361,8 +373,10 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
       cmp(a.field, b.field) ||
       cmp(a.message, b.message),
   );
-  capacity.sort((a, b) => bySite(a, b) || cmp(a.role, b.role));
+  rows.capacity.sort((a, b) => bySite(a, b) || cmp(a.role, b.role));
+}
 
+function hardwareMix(hosts: HostRow[], bySite: (a: { site: string }, b: { site: string }) => number): HardwareMix[] {
   const mixMap = new Map<string, HardwareMix>();
   for (const h of hosts) {
     const model = h.manufacturer || h.model ? `${h.manufacturer ?? '?'} ${h.model ?? '?'}` : 'unknown';
@@ -371,10 +385,12 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
     if (m) m.hosts++;
     else mixMap.set(k, { site: h.site, model, hosts: 1 });
   }
-  const mix = [...mixMap.values()].sort((a, b) => bySite(a, b) || cmp(a.model, b.model));
+  return [...mixMap.values()].sort((a, b) => bySite(a, b) || cmp(a.model, b.model));
+}
 
+function workloadRows(rows: Rows, siteNames: string[], opts: ReportOptions): WorkloadRow[] {
   const siteRes = siteNames.map((n) => (n.length >= 3 ? new RegExp(n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g') : undefined));
-  const workloads: WorkloadRow[] = [...workloadMap.values()]
+  return [...rows.workloads.values()]
     .map((w) => {
       const versions: WorkloadRow['versions'] = [];
       const masked = new Set<string | null>();
@@ -388,43 +404,71 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
       return row;
     })
     .sort((a, b) => cmp(a.kind, b.kind) || cmp(a.namespace ?? '', b.namespace ?? '') || cmp(a.name, b.name));
+}
 
-  const div = divergence(inputs, {
+function thresholdsOf(rows: Rows, divergenceRows: number, opts: ReportOptions): Threshold[] {
+  const counts: Record<ThresholdName, number> = {
+    'expired-certs': rows.certificates.filter((c) => c.status === 'expired').length,
+    'expiring-certs': rows.certificates.filter((c) => c.status === 'expiring').length,
+    'unencrypted-secrets': rows.security.filter((s) => s.rule === 'encryption').length,
+    'insecure-bmc': rows.security.filter((s) => s.rule === 'insecure-tls' || s.rule === 'plain-http-bmc').length,
+    divergence: divergenceRows,
+    'unmatched-hosts': rows.hosts.filter((h) => h.profileStatus === 'mismatch' || h.profileStatus === 'no-inventory').length,
+    'over-capacity': Math.max(rows.capacityFindings, rows.capacity.filter((c) => c.over).length),
+    errors: rows.errors,
+  };
+  return THRESHOLDS.map((name) => ({ name, broken: opts.failOn.includes(name) && counts[name] > 0, count: counts[name] }));
+}
+
+export async function buildReport(sites: readonly Site[], opts: ReportOptions): Promise<Report> {
+  const now = Date.parse(opts.now);
+  const warnDays = opts.intent.certificates?.warnDays ?? 30;
+  const spec: IntentValidateSpec = {
+    ...opts.intent,
+    now: opts.now,
+    rules: {
+      schema: { severity: 'off' },
+      'schema-unknown-field': { severity: 'off' },
+      'yaml-ambiguous': { severity: 'off' },
+      ...opts.intent.rules,
+    },
+  };
+  const rows: Rows = {
+    summaries: [],
+    certificates: [],
+    hosts: [],
+    security: [],
+    capacity: [],
+    inputs: [],
+    workloads: new Map(),
+    errors: 0,
+    capacityFindings: 0,
+  };
+  for (const site of sites) await siteRows(site, spec, opts, now, warnDays, rows);
+
+  const siteNames = sites.map((s) => s.name);
+  const siteIndex = new Map(siteNames.map((n, i) => [n, i]));
+  const bySite = (a: { site: string }, b: { site: string }): number => siteIndex.get(a.site)! - siteIndex.get(b.site)!;
+  sortRows(rows, bySite);
+  const div = divergence(rows.inputs, {
     reference: opts.reference,
     roleLabel: opts.roleLabel,
     ignoreFields: opts.ignoreFields,
     ignoreValues: opts.ignoreValues,
     defaultIgnores: opts.defaultIgnores,
   });
-
-  const counts: Record<ThresholdName, number> = {
-    'expired-certs': certificates.filter((c) => c.status === 'expired').length,
-    'expiring-certs': certificates.filter((c) => c.status === 'expiring').length,
-    'unencrypted-secrets': security.filter((s) => s.rule === 'encryption').length,
-    'insecure-bmc': security.filter((s) => s.rule === 'insecure-tls' || s.rule === 'plain-http-bmc').length,
-    divergence: div.length,
-    'unmatched-hosts': hosts.filter((h) => h.profileStatus === 'mismatch' || h.profileStatus === 'no-inventory').length,
-    'over-capacity': Math.max(capacityFindings, capacity.filter((c) => c.over).length),
-    errors,
-  };
-  const thresholds: Threshold[] = THRESHOLDS.map((name) => ({
-    name,
-    broken: opts.failOn.includes(name) && counts[name] > 0,
-    count: counts[name],
-  }));
-
   const report: Report = {
     apiVersion: REPORT_API_VERSION,
     kind: REPORT_KIND,
     now: new Date(now).toISOString().replace('.000Z', 'Z'),
-    sites: summaries,
-    certificates,
-    hardware: { hosts, mix },
+    sites: rows.summaries,
+    certificates: rows.certificates,
+    hardware: { hosts: rows.hosts, mix: hardwareMix(rows.hosts, bySite) },
     divergence: div,
-    workloads,
-    security,
-    capacity,
-    thresholds,
+    workloads: workloadRows(rows, siteNames, opts),
+    security: rows.security,
+    capacity: rows.capacity,
+    thresholds: thresholdsOf(rows, div.length, opts),
   };
   if (opts.reference) report.reference = opts.reference;
   return report;

@@ -5,11 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { definition as intentValidate } from '../../functions/intent-validate/function.js';
-import { resourceList, runBundle } from '../../test/golden.js';
-import { identity } from '../../test/identity/function.js';
-import { readInput } from './resource-list.js';
-import { runFunction } from './main.js';
-import { MAX_DEPTH } from './yaml-read.js';
+import { readInput, runFunction } from '../../src/krm/index.js';
+import { MAX_DEPTH } from '../../src/krm/yaml-read.js';
+import { resourceList, runBundle } from '../golden.js';
+import { identity } from '../identity/function.js';
 
 const readAll = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nspec:\n  readAll: true\n';
 const cm = (name: string, rest = ''): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${rest}`;

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { definition as intentValidate } from '../../functions/intent-validate/function.js';
-import { runFunction } from '../krm/index.js';
-import { reportMain } from '../report/cli.js';
-import { runValidate } from './validate.js';
+import { runValidate } from '../../src/cli/validate.js';
+import { runFunction } from '../../src/krm/index.js';
+import { reportMain } from '../../src/report/cli.js';
 
 async function validate(argv: string[]): Promise<{ code: number; err: string }> {
   let err = '';
