@@ -4,6 +4,7 @@
  */
 import { runValidate, VALIDATE_HELP } from '../cli/validate.js';
 import { REPORT_HELP, reportMain } from '../report/cli.js';
+import { RENDER_HELP, runRender } from '../cli/render.js';
 
 const HELP = `baremetal-krm <command> [options]
 
@@ -11,6 +12,7 @@ Commands:
   validate [--config FILE] FILE|FOLDER...   validate bare-metal intent in YAML files (intent-validate rules)
   report [options] SITE...           one report across many sites: certificates, hardware, divergence,
                                      workloads, security, capacity (text, json, markdown, html)
+  render SITE --out DIR              kpt fn render the package SITE and flatten it into DIR, the folder Flux applies
   help [command]                     this help, or a command's
 
 Run \`baremetal-krm <command> --help\` for a command's options.
@@ -22,6 +24,7 @@ const COMMANDS: Record<
 > = {
   validate: { run: runValidate, help: VALIDATE_HELP },
   report: { run: (argv, io) => reportMain(argv, io), help: REPORT_HELP },
+  render: { run: runRender, help: RENDER_HELP },
 };
 
 async function main(argv: string[]): Promise<number> {
