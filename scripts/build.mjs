@@ -71,6 +71,12 @@ for (const file of [...walk(join(root, 'src')), ...walk(functionsDir), ...walk(j
   schemas++;
 }
 
+// --generate-only: what type-checking needs on a clean clone (generated validators), nothing more
+if (args.has('--generate-only')) {
+  console.log(`build: ${schemas} schema(s) generated in ${Date.now() - t0} ms`);
+  process.exit(0);
+}
+
 // 3. type-check the whole project
 if (!args.has('--no-typecheck')) {
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
