@@ -12,6 +12,7 @@ import * as esbuild from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
+// flags: --no-typecheck, --generate-only, --only=<bundle>,<bundle>
 const t0 = Date.now();
 
 function walk(dir, out = []) {
@@ -130,6 +131,16 @@ if (existsSync(binDir))
     entries.push({ name: basename(f, '.ts'), entry: join(binDir, f) });
 // the runtime's test-only identity function (losslessness check, benchmark)
 entries.push({ name: 'test-identity', entry: join(root, 'test/identity/main.ts') });
+// --only=a,b: just those bundles (the container build compiles only the functions)
+const only = [...args]
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
+if (only) {
+  const unknown = only.filter((n) => !entries.some((e) => e.name === n));
+  if (unknown.length) throw new Error(`build: --only names no bundle: ${unknown.join(', ')}`);
+  entries.splice(0, entries.length, ...entries.filter((e) => only.includes(e.name)));
+}
 mkdirSync(join(root, 'dist'), { recursive: true });
 const sizes = [];
 for (const { name, entry } of entries) {
