@@ -16,10 +16,15 @@ export function dependencySet(steps: Step[], i: number): Set<number> {
 
 /** Steps that (transitively) depend on step `i`: one walk, linear in the graph. */
 export function descendants(steps: Step[], i: number): Set<number> {
+  return descendantsOf(steps, [i]);
+}
+
+/** Steps that (transitively) depend on any of `sources`: one walk, linear in the graph. */
+export function descendantsOf(steps: Step[], sources: number[]): Set<number> {
   const users: number[][] = steps.map(() => []);
   steps.forEach((st, j) => st.deps.forEach((d) => users[d]!.push(j)));
   const out = new Set<number>();
-  const stack = [i];
+  const stack = [...sources];
   while (stack.length > 0) {
     for (const u of users[stack.pop()!]!)
       if (!out.has(u)) {

@@ -9,7 +9,7 @@
  * every step, and the steps it cannot serve get warnings.
  */
 import { rootClusters } from './bundle.js';
-import { dependencySet, descendants } from './graph.js';
+import { dependencySet, descendants, descendantsOf } from './graph.js';
 import { isMap, str } from './model.js';
 import { type PlanScope, type Step, stepFinding, stepLabel } from './steps.js';
 
@@ -45,31 +45,34 @@ export function placeFlux(x: PlanScope, steps: Step[]): FluxHost[] {
 /** The warnings of the plan's cluster lifecycle: Flux not there yet, a cluster not yet self-managed, a cluster gone. */
 export function lifecycleWarnings(x: PlanScope, steps: Step[], hosts: FluxHost[]): void {
   const why = (c: string | undefined) => hosts.find((h) => h.name === c)?.why ?? '';
-  for (const st of steps) if (st.flux) notYet(x, steps, st, why(st.fluxCluster));
+  for (const h of hosts) notYet(x, steps, h);
   beforeMove(x, steps);
   clusterGone(x, steps, why);
 }
 
-/** A Flux step whose Flux runs on a child cluster the plan has not used yet. */
-function notYet(x: PlanScope, steps: Step[], st: Step, why: string): void {
-  const host = st.fluxCluster;
-  if (host === undefined || !x.b.clusters.get(host)?.parent) return;
-  const firstOnHost = steps.find((s) => s.cluster === host);
-  if (!firstOnHost) return;
-  const before = dependencySet(steps, st.num - 1);
-  if (st.cluster === host || steps.some((s, i) => s.cluster === host && before.has(i))) return;
-  const at = stepLabel(x.plan.name, st.num, st.id, st.phaseName);
-  x.out.push(
-    stepFinding(x, st, {
-      severity: 'warning',
-      rule: 'plan/flux-not-yet',
-      message:
-        `${at}: applied by the Flux on ${host} (${why}), but the plan first uses ${host} at step ${firstOnHost.num} (${firstOnHost.id}): ` +
-        `this Kustomization waits for a Flux that does not exist yet. Leave spec.managementCluster unset (Flux runs on the ClusterMap root and moves with the clusterctl move)`,
-      object: st.phase!.obj,
-      field: 'metadata.clusterName',
-    }),
-  );
+/** Flux steps whose Flux runs on a child cluster that the plan has not used yet at that step. */
+function notYet(x: PlanScope, steps: Step[], host: FluxHost): void {
+  if (!x.b.clusters.get(host.name)?.parent) return;
+  const onHost = steps.flatMap((s, i) => (s.cluster === host.name ? [i] : []));
+  if (onHost.length === 0) return;
+  // the cluster exists from its first step on: every step on it, and every step after one (one walk)
+  const exists = descendantsOf(steps, onHost);
+  for (const i of onHost) exists.add(i);
+  const first = steps[onHost[0]!]!;
+  for (const st of steps) {
+    if (!st.flux || st.fluxCluster !== host.name || exists.has(st.num - 1)) continue;
+    x.out.push(
+      stepFinding(x, st, {
+        severity: 'warning',
+        rule: 'plan/flux-not-yet',
+        message:
+          `${stepLabel(x.plan.name, st.num, st.id, st.phaseName)}: applied by the Flux on ${host.name} (${host.why}), but the plan first uses ${host.name} at step ${first.num} (${first.id}): ` +
+          `this Kustomization waits for a Flux that does not exist yet. Leave spec.managementCluster unset (Flux runs on the ClusterMap root and moves with the clusterctl move)`,
+        object: st.phase!.obj,
+        field: 'metadata.clusterName',
+      }),
+    );
+  }
 }
 
 /** Flux steps on a cluster before the clusterctl move that makes it self-managed. */
