@@ -20,7 +20,7 @@ import { AIRSHIP_GROUP } from './model.js';
 import { type OutputConfig, planOutputs } from './outputs.js';
 import { checkPhase, type PhaseCache } from './phase-check.js';
 import specSchema from './spec.schema.json' with { type: 'json' };
-import { unbuiltHint } from './steps.js';
+import { type Step, unbuiltHint } from './steps.js';
 
 export interface Spec {
   outputs?: ('flux' | 'report')[];
@@ -289,18 +289,29 @@ function crossPlanNames(obj: KubeObject, a: PlanAnalysis, findings: Finding[], u
       usedNames.set(st.ksName, planKey(obj));
       continue;
     }
-    findings.push({
-      severity: 'error',
-      rule: 'flux/name-collision',
-      message: `PhasePlan ${obj.name} step ${st.num} (${st.id}): Kustomization name ${st.ksName} is also generated for PhasePlan ${other}; rename one plan or give the step a distinct \`id\``,
-      object: obj,
-      field: `${st.field}.id`,
-      plan: obj.name,
-      step: st.num,
-      phase: st.phaseName,
-    });
-    a.errors++;
+    nameCollision(
+      obj,
+      st,
+      a,
+      findings,
+      `Kustomization name ${st.ksName} is also generated for PhasePlan ${other}; rename one plan or give the step a distinct \`id\``,
+    );
   }
+}
+
+/** Two generated objects with one name: an error on the step's `id`, and the plan generates nothing. */
+function nameCollision(obj: KubeObject, st: Step, a: PlanAnalysis, findings: Finding[], what: string): void {
+  findings.push({
+    severity: 'error',
+    rule: 'flux/name-collision',
+    message: `PhasePlan ${obj.name} step ${st.num} (${st.id}): ${what}`,
+    object: obj,
+    field: `${st.field}.id`,
+    plan: obj.name,
+    step: st.num,
+    phase: st.phaseName,
+  });
+  a.errors++;
 }
 
 /** `gates: job`: each gate that can run unattended becomes a Job; the gate's info result says which, or why not. */
@@ -320,17 +331,8 @@ function assignJobs(
     const gateFinding = findings.find((f) => f.rule === 'plan/gate' && f.step === st.num);
     const other = inPlan.get(name);
     if (other) {
-      findings.push({
-        severity: 'error',
-        rule: 'flux/name-collision',
-        message: `PhasePlan ${obj.name} step ${st.num} (${st.id}): Job and Kustomization name ${name} is also the name of step ${other.num} (${other.id}) once made DNS-1123; give one step a distinct \`id\``,
-        object: obj,
-        field: `${st.field}.id`,
-        plan: obj.name,
-        step: st.num,
-        phase: st.phaseName,
-      });
-      a.errors++;
+      const what = `Job and Kustomization name ${name} is also the name of step ${other.num} (${other.id}) once made DNS-1123; give one step a distinct \`id\``;
+      nameCollision(obj, st, a, findings, what);
       continue;
     }
     const d = planJob(st, {

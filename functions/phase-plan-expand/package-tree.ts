@@ -6,9 +6,9 @@
  */
 import { posix } from 'node:path';
 import { GENERATED_BY, type KubeObject, isRecord, loadYaml } from '../../src/krm/index.js';
+import { isLocalPath, KUSTOMIZATION_FILES } from '../../src/model/kustomization.js';
 import type { Data } from './model.js';
 
-const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
 /** The annotations that make a kustomize plugin config a KRM function (container, exec or starlark). */
 const FUNCTION_ANNOTATIONS = ['config.kubernetes.io/function', 'config.k8s.io/function'];
 
@@ -86,8 +86,6 @@ export interface PluginScan {
 const BUILD_FIELDS = ['resources', 'components', 'bases'];
 const PLUGIN_FIELDS = ['transformers', 'generators', 'validators'];
 
-const isRemote = (ref: string) => /^(?:[a-z][a-z0-9+.-]*:\/\/|git@|github\.com\/|gitlab\.com\/|bitbucket\.org\/)/i.test(ref);
-
 /**
  * How a plugin config is run, or undefined when kustomize runs it itself. A document named in
  * `transformers`/`generators`/`validators` needs a plugin unless it is builtin (`apiVersion:
@@ -164,7 +162,7 @@ export function scanPlugins(pkg: PackageView, dir: string): PluginScan {
 /** The local references of a kustomization field (remote ones are fetched by kustomize; not ours to see). */
 function refsOf(k: Data, field: string): string[] {
   const v = k[field];
-  return Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string' && !isRemote(r)) : [];
+  return Array.isArray(v) ? v.filter((r): r is string => typeof r === 'string' && (r.includes('\n') || isLocalPath(r))) : [];
 }
 
 function inlineDocs(text: string): Data[] {
