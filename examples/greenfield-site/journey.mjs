@@ -116,7 +116,9 @@ const identity = () =>
 const isSops = (text) => /\nsops:\n/.test(text ?? '') && /\n {2,4}mac: ENC\[/.test(text ?? '');
 async function plaintextOf(text) {
   const { sops: _sops, ...plain } = await decryptSops(text, { secretKey: identity(), fileType: 'yaml' });
-  const recipients = parseAllDocuments(text)[0].toJS().sops.age.map((a) => a.recipient);
+  const recipients = parseAllDocuments(text)[0]
+    .toJS()
+    .sops.age.map((a) => a.recipient);
   return JSON.stringify({ plain, recipients: recipients.sort() });
 }
 

@@ -58,7 +58,10 @@ describe('greenfield-site rendered/', () => {
     const secrets = docs.filter(({ d }) => d.kind === 'Secret' && String(d.metadata.name).endsWith('-bmc-secret'));
     expect(secrets).toHaveLength(3);
     for (const { f, d } of secrets) {
-      expect(Object.values(d.data as Record<string, string>).every((v) => v.startsWith('ENC[AES256_GCM,data:')), f).toBe(true);
+      expect(
+        Object.values(d.data as Record<string, string>).every((v) => v.startsWith('ENC[AES256_GCM,data:')),
+        f,
+      ).toBe(true);
       expect(Object.keys(d.sops)).toEqual(['age', 'lastmodified', 'mac', 'encrypted_regex', 'version']);
       const plain = await decryptSops(readFileSync(join(repoRoot, f), 'utf8'), { secretKey: identity, fileType: 'yaml' });
       expect(Buffer.from(plain.data.username, 'base64').toString(), f).toBe('admin');
@@ -94,15 +97,19 @@ describe('greenfield-site rendered/', () => {
       expect(d.spec.sourceRef).toEqual({ kind: 'GitRepository', name: 'fleet', namespace: 'flux-system' });
   });
 
-  it('validates on its own with default settings (what Flux applies, folder by folder), and the report sees every host\'s hardware', () => {
+  it("validates on its own with default settings (what Flux applies, folder by folder), and the report sees every host's hardware", () => {
     for (const p of ['', '/hosts', '/namespaces']) {
       const built = execFileSync('kubectl', ['kustomize', join(gs, `rendered${p}`)], { encoding: 'utf8' });
       const r = spawnSync(process.execPath, [join(repoRoot, 'dist/intent-validate.cjs')], { input: built, encoding: 'utf8' });
       expect(r.status, `${p}: ${r.stderr}`).toBe(0);
     }
-    const report = execFileSync(process.execPath, [join(repoRoot, 'dist/baremetal-krm.cjs'), 'report', '--format', 'json', join(gs, 'rendered')], {
-      encoding: 'utf8',
-    });
+    const report = execFileSync(
+      process.execPath,
+      [join(repoRoot, 'dist/baremetal-krm.cjs'), 'report', '--format', 'json', join(gs, 'rendered')],
+      {
+        encoding: 'utf8',
+      },
+    );
     const hosts = (JSON.parse(report) as Doc).hardware.hosts as Doc[];
     expect(hosts.map((h) => [h.name, h.manufacturer, h.model, h.cpuCount, h.ramMiB, h.requestedProfile]).sort()).toEqual([
       ['dl385-01', 'HPE', 'ProLiant DL385 Gen10 Plus v2', 256, 1048576, 'storage-nvme'],
@@ -125,7 +132,7 @@ describe('greenfield-site Flux objects', () => {
     // the ignore rules keep exactly rendered/ (gitignore semantics: everything, then re-include)
     expect(String(repo.spec.ignore).trim().split('\n')).toEqual(['/*', '!/examples/greenfield-site/rendered/']);
   });
-  it('the entry Kustomization applies rendered/ (only the plan\'s Kustomizations) from that GitRepository, pruning', () => {
+  it("the entry Kustomization applies rendered/ (only the plan's Kustomizations) from that GitRepository, pruning", () => {
     expect([ks.apiVersion, ks.kind, ks.metadata.namespace]).toEqual(['kustomize.toolkit.fluxcd.io/v1', 'Kustomization', 'flux-system']);
     expect(ks.spec.sourceRef).toEqual({ kind: 'GitRepository', name: 'fleet' });
     expect(ks.spec.path).toBe('./examples/greenfield-site/rendered');
