@@ -197,7 +197,7 @@ function networkEntry(b: KubeObject, secret: KubeObject, nd: Json, net: Networki
 function conflictingCopies<S>(ctx: Context<S>, b: KubeObject, first: KubeObject, a: Json, c: Json): void {
   const fields = [...new Set([...Object.keys(a), ...Object.keys(c)])].filter((k) => !same(a[k], c[k]));
   ctx.results.error(
-    `${b.name}: the BareMetalHosts in ${fileOf(first)} and ${fileOf(b)} differ (${fields.join(', ')}, with their network data); a catalogue has one entry per host: make the copies the same, or keep the difference as a patch of one phase`,
+    `${b.name}: the BareMetalHosts in ${fileOf(first)} and ${fileOf(b)} differ in ${fields.join(', ')}; a catalogue has one entry per host: make the copies the same, or keep the difference as a patch of one phase`,
     { object: b, rule: 'distil/conflicting-copies' },
   );
 }
@@ -205,8 +205,9 @@ function conflictingCopies<S>(ctx: Context<S>, b: KubeObject, first: KubeObject,
 function reportMergedCopies<S>(ctx: Context<S>, hosts: Map<string, { copies: KubeObject[] }>): void {
   const merged = [...hosts].filter(([, h]) => h.copies.length > 1);
   if (!merged.length) return;
-  ctx.results.info(
-    `${merged.length} host(s) are in several folders with identical copies, one catalogue entry each: ${merged.map(([name, h]) => `${name} (${h.copies.map(fileOf).join(', ')})`).join('; ')}`,
-    { rule: 'distil/merged-copies' },
-  );
+  const shown = merged.slice(0, 10).map(([name, h]) => `${name} (${h.copies.map(fileOf).join(', ')})`);
+  if (merged.length > shown.length) shown.push(`and ${merged.length - shown.length} more`);
+  ctx.results.info(`${merged.length} host(s) are in several folders with identical copies, one catalogue entry each: ${shown.join('; ')}`, {
+    rule: 'distil/merged-copies',
+  });
 }

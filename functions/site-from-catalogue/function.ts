@@ -23,9 +23,12 @@ export const definition: FunctionDefinition<Spec> = {
   specSchema,
   validateSpec,
   moreHelp: [
-    'Rules (tags.rule): catalogue/*, hosts/unknown-host, host/missing-field, host/bad-mac, host/bad-ip, host/unknown-link,',
-    'host/unknown-network, host/unknown-profile, host/empty-profile, host/missing-ip, host/duplicate-mac, ipam/*, network/no-services, roles/*, credentials/plaintext, credentials/plaintext-secret,',
-    'credentials/to-create, inventory/*, distil/*, site/*.',
+    'Rules (tags.rule): catalogue/*, hosts/unknown-host, host/missing-field, host/bad-mac, host/bad-ip, host/bad-field,',
+    'host/bad-bmc-address, host/credentials-in-address, host/unknown-link, host/unknown-network, host/unknown-profile,',
+    'host/empty-profile, host/missing-ip, host/duplicate-mac, ipam/*, network/*, roles/*, credentials/plaintext,',
+    'credentials/plaintext-secret, credentials/to-create, inventory/*, distil/*, site/*.',
+    'Roles: spec.roles.controlPlane / workers name hosts ({hosts: [node04, node05]}) or choose them ({count, selector,',
+    'hardwareProfile}); without spec.roles a new site (spec.site) labels hosts by the phases that list them.',
   ].join('\n'),
   run(ctx) {
     const spec = ctx.spec;

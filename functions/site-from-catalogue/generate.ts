@@ -124,7 +124,7 @@ function checkNetworking<S>(ctx: Context<S>, inputs: Inputs): Networking | undef
   reportMerge(ctx, inputs.networkCatalogues, net);
   for (const key of net.missing)
     ctx.results.error(
-      `the NetworkCatalogue${inputs.networkCatalogues.length > 1 ? 's' : ''} in the input (${inputs.networkCatalogues.map(describe).join(', ')}) ${inputs.networkCatalogues.length > 1 ? 'have' : 'has'} no spec.commonHostNetworking.${key}: a site's catalogue usually patches the type's, which holds the links and networks; add the type's NetworkCatalogue (airshipctl: type/<type>/shared/catalogues/networking.yaml) to the input before the site's, or write ${key} in the site's`,
+      `the NetworkCatalogue${inputs.networkCatalogues.length > 1 ? 's' : ''} in the input (${inputs.networkCatalogues.map((o) => describe(o, inputs.networkCatalogues)).join(', ')}) ${inputs.networkCatalogues.length > 1 ? 'have' : 'has'} no spec.commonHostNetworking.${key}: a site's catalogue usually patches the type's, which holds the links and networks; add the type's NetworkCatalogue (airshipctl: type/<type>/shared/catalogues/networking.yaml) to the input before the site's, or write ${key} in the site's`,
       { object: net.source, field: `spec.commonHostNetworking.${key}`, rule: `network/missing-${key}` },
     );
   if (net.services === undefined || net.services === null)
@@ -135,10 +135,10 @@ function checkNetworking<S>(ctx: Context<S>, inputs: Inputs): Networking | undef
   return net;
 }
 
-/** A document as messages name it: `networking (type/gating/shared/catalogues/networking.yaml)`. */
-function describe(o: KubeObject): string {
+/** A document as messages name it: `networking (type/gating/shared/catalogues/networking.yaml)`, else by its place among `docs`. */
+function describe(o: KubeObject, docs: KubeObject[]): string {
   const file = o.file()?.path;
-  return file ? `${o.name} (${file})` : o.name;
+  return file ? `${o.name} (${file})` : `${o.name} (NetworkCatalogue ${docs.indexOf(o) + 1} of ${docs.length} in the input)`;
 }
 
 /** Which NetworkCatalogue document won where several set the same field (their order is the input's: file names decide it). */
@@ -146,11 +146,11 @@ function reportMerge<S>(ctx: Context<S>, docs: KubeObject[], net: Networking): v
   const byWinner = new Map<KubeObject, typeof net.overrides>();
   for (const o of net.overrides) byWinner.set(o.winner, [...(byWinner.get(o.winner) ?? []), o]);
   for (const [winner, list] of byWinner) {
-    const losers = [...new Set(list.map((o) => describe(o.loser)))];
+    const losers = [...new Set(list.map((o) => describe(o.loser, docs)))];
     const paths = list.map((o) => o.path);
     const shown = paths.length > 6 ? `${paths.slice(0, 6).join(', ')} and ${paths.length - 6} more` : paths.join(', ');
     ctx.results.info(
-      `NetworkCatalogue ${describe(winner)} wins the merge over ${losers.join(', ')} at ${shown}: the ${docs.length} NetworkCatalogue documents merge in input order (the order of their files), the later one wins`,
+      `NetworkCatalogue ${describe(winner, docs)} wins the merge over ${losers.join(', ')} at ${shown}: the ${docs.length} NetworkCatalogue documents merge in input order (the order of their files), the later one wins`,
       { object: winner, field: paths[0], rule: 'network/merge-order' },
     );
   }

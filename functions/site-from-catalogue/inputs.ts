@@ -179,24 +179,24 @@ function mergeInto(
   origin: Map<string, KubeObject>,
   overrides: MergeOverride[],
 ): unknown {
-  if (isRecord(a) && isRecord(b)) {
-    const out: Json = { ...a };
+  if (isRecord(b) && (a === undefined || isRecord(a))) {
+    const out: Json = { ...(a ?? {}) };
     for (const [k, v] of Object.entries(b)) out[k] = mergeInto(out[k], v, `${path}.${k}`, doc, origin, overrides);
     return out;
   }
-  if (a === undefined) {
-    origin.set(path, doc);
-    return b;
-  }
-  const before = origin.get(path) ?? originAbove(path, origin);
+  const before = a === undefined ? undefined : originOf(path, origin);
   if (before && before !== doc && JSON.stringify(sortedKeys(a)) !== JSON.stringify(sortedKeys(b)))
     overrides.push({ path, winner: doc, loser: before });
   origin.set(path, doc);
   return b;
 }
 
-/** The document that set the nearest enclosing value (a mapping replaced by a scalar, or the reverse). */
-function originAbove(path: string, origin: Map<string, KubeObject>): KubeObject | undefined {
+/** The document that set a value: at the path, or the mapping around it, or (a mapping now replaced) inside it. */
+function originOf(path: string, origin: Map<string, KubeObject>): KubeObject | undefined {
+  for (let p = path; p; p = p.slice(0, Math.max(0, p.lastIndexOf('.')))) {
+    const o = origin.get(p);
+    if (o) return o;
+  }
   for (const [p, o] of origin) if (p.startsWith(`${path}.`)) return o;
   return undefined;
 }

@@ -19,6 +19,7 @@ export interface Placement {
 }
 
 const ROLE_WORDS: Record<Role, string> = { controlPlane: 'control plane', workers: 'workers' };
+const ROLE_NOUNS: Record<Role, string> = { controlPlane: 'a control plane host', workers: 'a worker' };
 
 /** The role of the hosts a phase deploys: its role selector, its `role`, else its folder's name (controlplane, workers). */
 export function phaseRole(p: SitePhase): Role | undefined {
@@ -78,7 +79,7 @@ export function checkRolePlacement<S>(
     const p = pinned.get(h.name);
     if (!p || h.role === undefined || h.role === p.role) continue;
     ctx.results.error(
-      `host ${h.name} is listed in ${where(phases, p.phase)}, a ${ROLE_WORDS[p.role]} phase, but spec.roles makes it ${ROLE_WORDS[h.role]}: name it in spec.roles.${p.role}.hosts, or move it to a ${ROLE_WORDS[h.role]} phase`,
+      `host ${h.name} is listed in ${where(phases, p.phase)}, a ${ROLE_WORDS[p.role]} phase, but spec.roles makes it ${ROLE_NOUNS[h.role]}: name it in spec.roles.${p.role}.hosts, or move it to a ${ROLE_WORDS[h.role]} phase`,
       { field: `spec.site.phases[${p.phase}].hosts[${p.index}]`, rule: 'site/role-conflict' },
     );
   }
