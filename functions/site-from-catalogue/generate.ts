@@ -60,12 +60,12 @@ function selection(spec: Spec, inputs: Inputs): Selected[] {
   return [...byName.values()];
 }
 
-export interface PlanOptions {
+interface PlanOptions {
   /** roles the site's phases give hosts (site mode without spec.roles), before spec rules */
   pinnedRoles?: ReadonlyMap<string, Role>;
 }
 
-export interface GenerateOutcome {
+interface GenerateOutcome {
   hosts: RenderedHost[];
   ok: boolean;
 }

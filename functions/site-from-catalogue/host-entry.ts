@@ -11,7 +11,7 @@ import { isIpAddress, parseIp } from '../../src/model/ip.js';
 import type { Host, Inputs, Networking } from './inputs.js';
 import { unknownLinkHint } from './link-hints.js';
 
-export const MAC_RE = /^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$/;
+const MAC_RE = /^[0-9a-fA-F]{2}(:[0-9a-fA-F]{2}){5}$/;
 const BOOT_MODES = ['UEFI', 'UEFISecureBoot', 'legacy'];
 
 /** A host entry as the template uses it, every value checked. */
@@ -31,7 +31,7 @@ export interface HostEntry {
 }
 
 /** What a value is, for messages that must not show it. */
-export function kindOf(v: unknown): string {
+function kindOf(v: unknown): string {
   if (v === null) return 'null';
   if (Array.isArray(v)) return `a list of ${v.length}`;
   if (isRecord(v)) return 'a mapping';

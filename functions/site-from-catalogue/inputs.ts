@@ -29,7 +29,7 @@ export interface Host {
 }
 
 /** A field one NetworkCatalogue document set and a later one replaced (documents merge in input order). */
-export interface MergeOverride {
+interface MergeOverride {
   path: string;
   winner: KubeObject;
   loser: KubeObject;

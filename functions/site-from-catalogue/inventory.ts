@@ -13,7 +13,7 @@ import type { Spec } from './spec.js';
  * address that is none (or carries user info) is returned as written: the host checks refuse it
  * with a masked message.
  */
-export function redfishAddress(address: string, systemPath: string): string {
+function redfishAddress(address: string, systemPath: string): string {
   const written = /^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `https://${address}`;
   const a = parseBmcAddress(written);
   if (!a || a.userinfo) return address;

@@ -9,7 +9,7 @@ import type { Host, Json, Networking } from './inputs.js';
 const PXE_WORD = /pxe|provision/i;
 
 /** The link hosts PXE-boot on, and why we think so. */
-export function provisioningLink(net: Networking): { id: string; why: string } | undefined {
+function provisioningLink(net: Networking): { id: string; why: string } | undefined {
   const iface = net.provisioningInterface;
   const named = iface ? net.links.find((l) => l.id === iface || l.name === iface) : undefined;
   if (named) return { id: String(named.id), why: `ironic.provisioningInterface is ${iface}` };

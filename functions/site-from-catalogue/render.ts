@@ -9,7 +9,7 @@ import { type Role, roleLabel } from './roles.js';
 
 export const SOPS_ANNOTATION = 'baremetal-krm.dev/sops-encrypted-regex';
 
-export interface HostToRender {
+interface HostToRender {
   host: Host;
   entry: HostEntry;
   profile: Profile;

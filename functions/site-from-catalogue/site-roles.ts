@@ -11,7 +11,7 @@ import { type Role, ROLES } from './roles.js';
 import type { SitePhase, Spec } from './spec.js';
 
 /** A host's role from a phase that lists it by name. */
-export interface Placement {
+interface Placement {
   role: Role;
   phase: number;
   /** index in the phase's host list */
@@ -22,7 +22,7 @@ const ROLE_WORDS: Record<Role, string> = { controlPlane: 'control plane', worker
 const ROLE_NOUNS: Record<Role, string> = { controlPlane: 'a control plane host', workers: 'a worker' };
 
 /** The role of the hosts a phase deploys: its role selector, its `role`, else its folder's name (controlplane, workers). */
-export function phaseRole(p: SitePhase): Role | undefined {
+function phaseRole(p: SitePhase): Role | undefined {
   if (p.hosts === 'controlPlane' || p.hosts === 'workers') return p.hosts;
   if (p.role) return p.role === 'none' ? undefined : p.role;
   const last = p.path.replace(/\/+$/, '').split('/').pop() ?? '';
