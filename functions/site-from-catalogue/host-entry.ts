@@ -109,15 +109,22 @@ function bmcAddress(v: unknown, report: Report): string | undefined {
     return undefined;
   }
   const a = parseBmcAddress(v);
-  if (!a)
-    report(`bmcAddress "${v}" is not a BMC address (no spaces, a port from 1 to 65535; ${example})`, 'bmcAddress', 'host/bad-bmc-address');
+  if (!a) report(`bmcAddress ${whyNotAnAddress(v)} (${example})`, 'bmcAddress', 'host/bad-bmc-address');
   else if (!a.known)
     report(
-      `bmcAddress "${v}": scheme ${a.scheme.replace(/\+.*$/, '')} is not one the baremetal-operator knows (${BMC_SCHEMES.map((s) => s.name).join(', ')})`,
+      `bmcAddress: scheme ${a.scheme.replace(/\+.*$/, '')} is not one the baremetal-operator knows (${BMC_SCHEMES.map((s) => s.name).join(', ')})`,
       'bmcAddress',
       'host/bad-bmc-address',
     );
   return a?.known ? v : undefined;
+}
+
+/** Why text is no BMC address, without quoting it (a malformed address may hold anything). */
+function whyNotAnAddress(v: string): string {
+  if (/\s/.test(v)) return 'contains white space';
+  const port = /^(?:[a-z][a-z0-9+.-]*:\/\/)?[^/]*:(\d+)(?:\/|$)/i.exec(v)?.[1];
+  if (port !== undefined && (Number(port) < 1 || Number(port) > 65535)) return `has port ${port}, outside 1-65535`;
+  return 'is not a BMC address (<scheme>[+http|+https]://host[:port]/<system path>, or host[:port] for IPMI)';
 }
 
 function bootMode(h: Host, report: Report): string | undefined {
