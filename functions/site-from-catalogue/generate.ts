@@ -127,6 +127,11 @@ function checkNetworking<S>(ctx: Context<S>, inputs: Inputs): Networking | undef
       `the NetworkCatalogue${inputs.networkCatalogues.length > 1 ? 's' : ''} in the input (${inputs.networkCatalogues.map((o) => describe(o, inputs.networkCatalogues)).join(', ')}) ${inputs.networkCatalogues.length > 1 ? 'have' : 'has'} no spec.commonHostNetworking.${key}: a site's catalogue usually patches the type's, which holds the links and networks; add the type's NetworkCatalogue (airshipctl: type/<type>/shared/catalogues/networking.yaml) to the input before the site's, or write ${key} in the site's`,
       { object: net.source, field: `spec.commonHostNetworking.${key}`, rule: `network/missing-${key}` },
     );
+  for (const entry of net.badEntries)
+    ctx.results.error(
+      `NetworkCatalogue spec.commonHostNetworking.${entry} must be a mapping with a text id (e.g. {id: oam, name: oam, type: phy}): hosts key their MACs and addresses by it`,
+      { object: net.source, field: `spec.commonHostNetworking.${entry}`, rule: 'network/bad-entry' },
+    );
   if (net.services === undefined || net.services === null)
     ctx.results.warning(
       'NetworkCatalogue spec.commonHostNetworking.services is missing: networkData gets `services: null`, as airshipctl writes it, which cloud-init and glean cannot iterate; set services: [] or the DNS servers ([{address: 8.8.8.8, type: dns}])',

@@ -41,6 +41,8 @@ export interface Networking {
   services: unknown;
   /** `links` / `networks` absent from every merged document (a site catalogue without the type's) */
   missing: ('links' | 'networks')[];
+  /** entries that are no mapping with an `id` (`links[2]`): left out, reported */
+  badEntries: string[];
   /** addresses that hosts must not get: ironic, control plane endpoint */
   reservedHints: { value: string; what: string }[];
   /** `ironic.provisioningInterface`: the link the hosts PXE-boot on (airshipctl's base catalogue: pxe) */
@@ -141,12 +143,20 @@ function readNetworking(docs: KubeObject[]): Networking | undefined {
   const chn = isRecord(spec.commonHostNetworking) ? spec.commonHostNetworking : undefined;
   if (!chn) return undefined;
   const missing = (['links', 'networks'] as const).filter((k) => chn[k] === undefined || chn[k] === null);
+  const badEntries: string[] = [];
+  const entries = (key: 'links' | 'networks'): Json[] =>
+    (Array.isArray(chn[key]) ? chn[key] : []).filter((e: unknown, i: number): e is Json => {
+      const ok = isRecord(e) && scalarText(e.id) !== undefined && e.id !== '';
+      if (!ok) badEntries.push(`${key}[${i}]`);
+      return ok;
+    });
   const ironic = isRecord(spec.ironic) ? spec.ironic : {};
   return {
-    links: Array.isArray(chn.links) ? (chn.links.filter(isRecord) as Json[]) : [],
-    networks: Array.isArray(chn.networks) ? (chn.networks.filter(isRecord) as Json[]) : [],
+    links: entries('links'),
+    networks: entries('networks'),
     services: chn.services,
     missing,
+    badEntries,
     reservedHints: reservedHints(spec),
     provisioningInterface: typeof ironic.provisioningInterface === 'string' ? ironic.provisioningInterface : undefined,
     source,
