@@ -218,7 +218,8 @@ function renderHosts<S>(
     const entry = entries.get(host.name)!;
     const credentialsName = host.credentialsSecret ?? secretNameFor(spec, host.name);
     const emitSecret = emit && !host.credentialsSecret;
-    if (!emitSecret && !secrets.has(credentialsName)) noSecret.push(credentialsName);
+    // sops mode writes the encrypted Secrets itself (sops-secrets.ts)
+    if (!emitSecret && spec.credentials?.mode !== 'sops' && !secrets.has(credentialsName)) noSecret.push(credentialsName);
     const role = plan.roles.get(host.name);
     const docs = renderHost(
       ctx,
