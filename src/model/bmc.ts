@@ -65,7 +65,7 @@ export function defaultPort(a: Pick<BmcAddress, 'scheme' | 'transport'>): number
 export function parseBmcAddress(address: string): BmcAddress | undefined {
   const text = address.trim();
   if (text === '' || /\s/.test(text)) return undefined;
-  const m = /^(?:([a-z][a-z0-9.-]*)(?:\+([a-z]+))?:\/\/)?(?:([^@/]*)@)?(\[[0-9a-f:.]+\]|[^:/[\]]+)(?::(\d*))?(\/.*)?$/i.exec(text);
+  const m = /^(?:([a-z][a-z0-9.-]*)(?:\+([a-z]+))?:\/\/)?(?:(.*)@)?(\[[0-9a-f:.]+\]|[^:/[\]]+)(?::(\d*))?(\/.*)?$/i.exec(text);
   if (!m || (m[1] === undefined && text.includes('://')) || m[5] === '') return undefined;
   const name = (m[1] ?? 'ipmi').toLowerCase();
   const suffix = m[2]?.toLowerCase();
