@@ -7,6 +7,7 @@ export {
   objectMatcher,
   type Analysis,
   type AnalyseOptions,
+  type AnalyseRunOptions,
   type Finding,
   type HostFact,
   type IntentValidateSpec,
