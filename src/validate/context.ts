@@ -50,8 +50,7 @@ export function readTree(o: KubeObject): { tree?: Tree; error?: string } {
 
 export class RuleContext {
   readonly findings: Finding[] = [];
-  /** every item but the Kptfile, in input order */
-  readonly items: readonly KubeObject[];
+  readonly #items: readonly KubeObject[];
   /** the analysis time (ms), and whether spec.now could be read */
   readonly now: number;
   readonly nowValid: boolean;
@@ -71,8 +70,8 @@ export class RuleContext {
   ) {
     this.#work = opts.work;
     this.#partial = new Set(opts.partial);
-    this.items = objects.filter((o) => !o.isKptfile());
-    for (const o of this.items) {
+    this.#items = objects.filter((o) => !o.isKptfile());
+    for (const o of this.#items) {
       const list = this.#byKind.get(o.kind);
       if (list) list.push(o);
       else this.#byKind.set(o.kind, [o]);
@@ -83,6 +82,12 @@ export class RuleContext {
     this.external = objectMatcher(spec.references?.external);
     this.now = spec.now !== undefined ? Date.parse(spec.now) : Date.now();
     this.nowValid = Number.isFinite(this.now);
+  }
+
+  /** Every item but the Kptfile, in input order (counted: a loop over every item is work). */
+  get items(): readonly KubeObject[] {
+    this.count('items handed out', this.#items.length);
+    return this.#items;
   }
 
   /** The severity a rule reports at (spec.rules over the default), or undefined when it is off. */

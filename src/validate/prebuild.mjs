@@ -52,6 +52,14 @@ for (const file of walk(join(root, 'schemas'))) {
   }
 }
 
+// What airshipctl reads beyond its published CRDs (schemas/airshipit.org/reader-fields.json)
+for (const [key, fields] of Object.entries(JSON.parse(readFileSync(join(root, 'schemas/airshipit.org/reader-fields.json'), 'utf8')))) {
+  if (key.startsWith('$')) continue;
+  const s = schemas.get(key);
+  if (!s) throw new Error(`prebuild: reader-fields.json names ${key}, which no schema in schemas/ defines`);
+  s.properties = { ...s.properties, ...fields };
+}
+
 // Cold start: V8 pre-parses every function in a bundle, and a bundle is one file. So the code
 // intent-validate needs only sometimes is packed: the built-in validators (one ajv standalone
 // validator per kind), the functionConfig validator and ajv itself (for CRDs in the input) are
@@ -90,13 +98,17 @@ for (const [i, k] of [...schemas.keys()].sort().entries()) {
   keys[k] = name;
   pack(name, standalone(schemas.get(k), k), PLAIN.has(k));
 }
-// Core Kubernetes kinds (k8s-schemas.mjs): two modules whose validators share their definitions
+/** Kinds with a pod template, and PersistentVolume (they share PodSpec or the volume sources: packed together). */
+const POD_KINDS = new Set(['PersistentVolume', 'Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob']);
+
+// Core Kubernetes kinds (schemas/kubernetes/core.json, written by scripts/k8s-core-schemas.mjs): two modules whose validators share their definitions
 // (PodSpec once for Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job and CronJob in
 // `k8s_pod`; the other kinds in `k8s`, so a run with a Service or a Role does not compile the
 // pod template), exported per kind; BUILTIN_KEYS names them `module#export`.
 {
-  const { coreSchemas, POD_KINDS } = await import('./k8s-schemas.mjs');
-  const core = coreSchemas(root, OBJECT_META);
+  const core = JSON.parse(readFileSync(join(root, 'schemas/kubernetes/core.json'), 'utf8'), (_k, v) =>
+    v && typeof v === 'object' && v.$objectMeta === true ? OBJECT_META : v,
+  );
   const modules = { k8s: {}, k8s_pod: {} };
   for (const [k, s] of Object.entries(core.kinds)) {
     if (schemas.has(k)) continue; // hand-written (Secret, ConfigMap, Namespace) win
@@ -122,7 +134,7 @@ for (const [i, k] of [...schemas.keys()].sort().entries()) {
     pack(mod, minify(cjs));
   }
   console.log(
-    `intent-validate: ${Object.keys(modules.k8s).length + Object.keys(modules.k8s_pod).length} core Kubernetes kinds from kubernetes-models (${core.added.length} newer fields topped up from kubernetes-models 5)`,
+    `intent-validate: ${Object.keys(modules.k8s).length + Object.keys(modules.k8s_pod).length} core Kubernetes kinds from schemas/kubernetes/core.json (${core.added.length} newer fields topped up from kubernetes-models 5)`,
   );
 }
 pack('spec', standalone(JSON.parse(readFileSync(join(here, 'spec.schema.json'), 'utf8')), 'spec.schema.json'));

@@ -47,7 +47,8 @@ export const RULES: readonly RuleInfo[] = [
   {
     id: 'secret-placeholder',
     severity: 'info',
-    summary: 'Secret or catalogue value holding a placeholder (airshipctl REPLACEMENT_* words, Flux post-build variables) filled in at render time',
+    summary:
+      'Secret or catalogue value holding a placeholder (airshipctl REPLACEMENT_* words, Flux post-build variables) filled in at render time',
   },
   { id: 'insecure-tls', severity: 'warning', summary: 'disableCertificateVerification: true' },
   { id: 'plain-http-bmc', severity: 'warning', summary: 'BMC address over plain http' },

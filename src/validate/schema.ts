@@ -161,7 +161,7 @@ function valueAt(data: unknown, path: (string | number)[]): unknown {
   return v;
 }
 
-/** Kubernetes IANA_SVC_NAME, the pattern of named ports in the core kinds (k8s-schemas.mjs). */
+/** Kubernetes IANA_SVC_NAME, the pattern of named ports in the core kinds (scripts/k8s-core-schemas.mjs). */
 const PORT_NAME = '^(?!.*--)(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 
 /**

@@ -17,8 +17,11 @@ const REFERENCE_KEY = /(?:Name|Ref|Namespace|Path|File|Selector|Template|Regex)$
  * which airshipctl and Metal3 keep in Secrets only because BMO reads them from there.
  */
 const NON_SENSITIVE_SECRET_KEY = /^(?:networkData|network[-_]?data|metaData|meta[-_]?data|nmstate|networkConfig)$/;
-/** Placeholders replaced at render time: airshipctl's REPLACEMENT_* words, Flux post-build `${VAR}`. */
-const PLACEHOLDER = /\bREPLACEMENT_[A-Z0-9_]+\b|\$\{[A-Za-z_][A-Za-z0-9_]*\}/g;
+/**
+ * Placeholders replaced at render time: airshipctl's REPLACEMENT_* words anywhere in a value, and a
+ * value that is only a Flux post-build variable (`${BMC_PASSWORD}`; inside a script `${x}` is shell).
+ */
+const PLACEHOLDER = /\bREPLACEMENT_[A-Z0-9_]+\b|^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/g;
 const LIMIT = 1000;
 
 export function isEncrypted(v: unknown): boolean {
