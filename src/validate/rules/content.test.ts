@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { findingsOf } from '../../../test/analyse-yaml.js';
 
 describe('secret-placeholder', () => {
-  it('REPLACEMENT_* words are placeholders (info), not plaintext secrets; shell ${x} in a script is not one', async () => {
+  it('REPLACEMENT_* words and whole-value Flux variables are placeholders (info), not plaintext secrets; a shell variable in a script is not one', async () => {
     const yaml = `apiVersion: v1
 kind: Secret
 metadata:
@@ -31,7 +31,7 @@ stringData:
       ['secret-placeholder', 'info', 'stringData.userData'],
       ['encryption', 'error', 'stringData.password'],
     ]);
-    expect(f[0]!.message).toContain('${BMC_PASSWORD}, REPLACEMENT_ISO_PASSWORD_ROOT');
+    expect(f[0]!.message).toContain(`$${'{'}BMC_PASSWORD}, REPLACEMENT_ISO_PASSWORD_ROOT`);
     expect(f[0]!.message).not.toContain('FREE_MB');
     expect(f[1]!.message).toContain('2 plaintext secret value(s) (stringData.password, stringData.script)');
     expect(JSON.stringify(f)).not.toContain('hunter2');
