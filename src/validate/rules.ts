@@ -51,6 +51,11 @@ export const RULES: readonly RuleInfo[] = [
       'Secret or catalogue value holding a placeholder (airshipctl REPLACEMENT_* words, Flux post-build variables) filled in at render time',
   },
   { id: 'insecure-tls', severity: 'warning', summary: 'disableCertificateVerification: true' },
+  {
+    id: 'bmc-scheme',
+    severity: 'error',
+    summary: 'BMC address scheme that BMO has removed (idrac WS-Man, ibmc, ilo4, ilo5, irmc), with the release',
+  },
   { id: 'plain-http-bmc', severity: 'warning', summary: 'BMC address over plain http' },
   { id: 'template-leftover', severity: 'warning', summary: 'template leftover value: <no value>, NEWSITE_CHANGEME, CHANGEME' },
   { id: 'capacity-hosts', severity: 'error', summary: 'fewer hosts (or topology domains) for a role than count.active + count.standby' },

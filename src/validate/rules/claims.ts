@@ -6,7 +6,7 @@
  */
 import type { KubeObject } from '../../krm/index.js';
 import { scalarText } from '../../krm/index.js';
-import { bmcIdentity, redactBmcAddress } from '../../model/bmc.js';
+import { bmcIdentity, redactBmcAddress, removedScheme } from '../../model/bmc.js';
 import { canonicalIp } from '../../model/ip.js';
 import type { RuleContext } from '../context.js';
 import type { FindingPlace } from '../types.js';
@@ -81,6 +81,13 @@ export class HostClaims {
       this.ctx.report(
         'encryption',
         `BMC address of ${site.owner} has credentials in it (${v}): remove them; BareMetalHosts take credentials from the Secret in bmc.credentialsName`,
+        place(site),
+      );
+    const removed = removedScheme(v);
+    if (removed)
+      this.ctx.report(
+        'bmc-scheme',
+        `BMC address ${v} of ${site.owner} uses ${removed.name}:// (${removed.what}), which Metal3's baremetal-operator removed ${removed.removed} (metal3-io/baremetal-operator${removed.change}): BMO refuses the host; write ${removed.use}`,
         place(site),
       );
     if (this.ctx.on('plain-http-bmc') && /^([a-z0-9-]+\+)?http:\/\//i.test(v))

@@ -158,3 +158,34 @@ hosts:
     expect(await ruleFindings('reference', yaml)).toEqual([]);
   });
 });
+
+describe('BMC schemes BMO has removed', () => {
+  it('names the release and what to write instead, for a BareMetalHost and a catalogue entry', async () => {
+    const yaml = `apiVersion: metal3.io/v1alpha1
+kind: BareMetalHost
+metadata:
+  name: old
+spec:
+  bmc:
+    address: ilo4://10.0.0.1
+---
+apiVersion: airshipit.org/v1alpha1
+kind: VariableCatalogue
+metadata:
+  name: hosts
+hosts:
+  m3:
+    node02:
+      bmcAddress: idrac://10.0.0.2/
+    node03:
+      bmcAddress: irmc://10.0.0.3
+    node04:
+      bmcAddress: idrac-virtualmedia://10.0.0.4/redfish/v1/Systems/System.Embedded.1
+`;
+    const f = await ruleFindings('bmc-scheme', yaml);
+    expect(f.map((x) => x.field)).toEqual(['spec.bmc.address', 'hosts.m3.node02.bmcAddress', 'hosts.m3.node03.bmcAddress']);
+    expect(f[0]!.message).toContain('removed in v0.12.0 (metal3-io/baremetal-operator#2750): BMO refuses the host; write ipmi://');
+    expect(f[1]!.message).toContain("Dell iDRAC over WS-Man), which Metal3's baremetal-operator removed in v0.6.0");
+    expect(f[2]!.message).toContain('removed after v0.12.0-rc.0');
+  });
+});
