@@ -18,7 +18,7 @@ const out = join(here, 'generated');
 mkdirSync(out, { recursive: true });
 
 const bundled = await esbuild.build({ entryPoints: [join(here, 'crd.ts')], bundle: true, write: false, format: 'esm', platform: 'node' });
-const { crdSchemas, OBJECT_META, withoutRequired } = await import(
+const { crdSchemas, OBJECT_META, checkedSchema } = await import(
   'data:text/javascript;base64,' + Buffer.from(bundled.outputFiles[0].text).toString('base64')
 );
 
@@ -37,10 +37,8 @@ for (const file of walk(join(root, 'schemas'))) {
     for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
       const d = doc.toJS();
       if (d?.kind !== 'CustomResourceDefinition') continue;
-      // airshipctl's CRDs come from Go structs: fields without omitempty are "required" even where
-      // airshipctl's own documents leave them out (ReplacementTransformer target vs targets)
-      for (const s of crdSchemas(d))
-        schemas.set(`${s.group}/${s.version}/${s.kind}`, s.group === 'airshipit.org' ? withoutRequired(s.schema) : s.schema);
+      // airshipctl's kinds: without `required`, with the fields airshipctl reads (crd.ts checkedSchema)
+      for (const s of crdSchemas(d)) schemas.set(`${s.group}/${s.version}/${s.kind}`, checkedSchema(s));
     }
   } else if (file.endsWith('.json')) {
     const m = /(?:([a-z0-9.-]+)_)?(v[0-9a-z]+)_([A-Za-z]+)\.json$/.exec(file);
@@ -50,14 +48,6 @@ for (const file of walk(join(root, 'schemas'))) {
     delete s.description;
     schemas.set(`${m[1] ? m[1] + '/' : ''}${m[2]}/${m[3]}`, s);
   }
-}
-
-// What airshipctl reads beyond its published CRDs (schemas/airshipit.org/reader-fields.json)
-for (const [key, fields] of Object.entries(JSON.parse(readFileSync(join(root, 'schemas/airshipit.org/reader-fields.json'), 'utf8')))) {
-  if (key.startsWith('$')) continue;
-  const s = schemas.get(key);
-  if (!s) throw new Error(`prebuild: reader-fields.json names ${key}, which no schema in schemas/ defines`);
-  s.properties = { ...s.properties, ...fields };
 }
 
 // Cold start: V8 pre-parses every function in a bundle, and a bundle is one file. So the code

@@ -4,7 +4,7 @@
  * YAML 1.1 and 1.2 readers disagree on. Validators load lazily, only for kinds present.
  */
 import type { KubeObject } from '../krm/index.js';
-import { crdSchemas, withoutRequired } from './crd.js';
+import { checkedSchema, crdSchemas } from './crd.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 import { unpack } from './packed.js';
 import { dotted, isRecord as isObj, wordsPattern, YAML11_ONLY_BOOL } from '../krm/index.js';
@@ -77,7 +77,7 @@ export class SchemaChecker {
   ) {
     for (const crd of crds)
       for (const s of crdSchemas(crd))
-        this.#fromCrds.set(`${s.group}/${s.version}/${s.kind}`, s.group === 'airshipit.org' ? withoutRequired(s.schema) : s.schema);
+        this.#fromCrds.set(`${s.group}/${s.version}/${s.kind}`, checkedSchema(s));
   }
 
   /** The validator of an item's kind, or undefined when there is none; a CRD that does not compile is a finding. */
@@ -168,7 +168,7 @@ const PORT_NAME = '^(?!.*--)(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
  * A value of the input as messages show it: the one place that decides (values of sensitive
  * fields may be described by type and length instead).
  */
-export function shownValue(v: unknown): string {
+function shownValue(v: unknown): string {
   return JSON.stringify(v) ?? String(v);
 }
 
@@ -235,7 +235,7 @@ function popTo(stack: { indent: number; key: string | number }[], c: number): vo
  * sequence entry that starts on a line (value undefined), then for the line's `key: value` or
  * `- value`, skipping comments and the bodies of block scalars. Text only (no parse): flow collections are not entered.
  */
-export function walkLines(
+function walkLines(
   body: string,
   visit: (i: number, path: (string | number)[], value: string | undefined) => boolean | undefined | void,
 ): void {

@@ -38,7 +38,7 @@ function hostId(owner: string): { ns?: string; name: string } {
   return h ? { name: h[1]! } : { ns: '', name: owner };
 }
 
-export function sameHost(a: string, b: string): boolean {
+function sameHost(a: string, b: string): boolean {
   const x = hostId(a);
   const y = hostId(b);
   return x.name === y.name && (x.ns === undefined || y.ns === undefined || x.ns === y.ns);

@@ -67,7 +67,7 @@ function secretRefs(spec: Tree, bmc: Tree): SecretRef[] {
   return out;
 }
 
-export function bareMetalHostRecord(o: KubeObject, tree: Tree): BareMetalHostRecord {
+function bareMetalHostRecord(o: KubeObject, tree: Tree): BareMetalHostRecord {
   const spec = isRecord(tree.spec) ? tree.spec : {};
   const bmc = isRecord(spec.bmc) ? spec.bmc : {};
   const nd = isRecord(spec.networkData) ? spec.networkData : undefined;

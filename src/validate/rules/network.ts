@@ -85,7 +85,7 @@ export function readNetworkData(text: string, field: string): NetworkData | unde
 }
 
 /** The subnet of an address with a netmask (`255.255.255.0`, `64`) or a prefix in the address (`10.0.0.5/24`). */
-export function subnetOf(address: string, netmask: string | undefined): Cidr | undefined {
+function subnetOf(address: string, netmask: string | undefined): Cidr | undefined {
   const [ip, prefixText] = address.split('/');
   const prefix = prefixText !== undefined ? Number(prefixText) : netmask !== undefined ? netmaskPrefix(netmask) : undefined;
   if (!ip || prefix === undefined || !Number.isInteger(prefix) || !parseIp(ip)) return undefined;

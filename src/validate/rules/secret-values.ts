@@ -24,7 +24,7 @@ const NON_SENSITIVE_SECRET_KEY = /^(?:networkData|network[-_]?data|metaData|meta
 const PLACEHOLDER = /\bREPLACEMENT_[A-Z0-9_]+\b|^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/g;
 const LIMIT = 1000;
 
-export function isEncrypted(v: unknown): boolean {
+function isEncrypted(v: unknown): boolean {
   return typeof v === 'string' && v.startsWith('ENC[');
 }
 
