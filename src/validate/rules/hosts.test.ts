@@ -189,3 +189,35 @@ hosts:
     expect(f[2]!.message).toContain('removed after v0.12.0-rc.0');
   });
 });
+
+describe('Secret references of a BareMetalHost without a namespace', () => {
+  const yaml = (hostNs: string) => `apiVersion: metal3.io/v1alpha1
+kind: BareMetalHost
+metadata:
+  name: h
+${hostNs}spec:
+  bmc:
+    address: redfish+https://10.0.0.1/redfish/v1/Systems/1
+    credentialsName: h-bmc
+  networkData:
+    name: h-nd
+    namespace: site
+---
+apiVersion: v1
+kind: Secret
+metadata:
+  name: h-nd
+stringData:
+  networkData: '{"links": [], "networks": []}'
+`;
+
+  it('finds a Secret without a namespace: both get theirs when applied together (kubectl apply -n site)', async () => {
+    const f = await ruleFindings('reference', yaml(''));
+    expect(f.map((x) => x.field)).toEqual(['spec.bmc.credentialsName']);
+  });
+
+  it('does not when the host has a namespace of its own: the Secret may land anywhere', async () => {
+    const f = await ruleFindings('reference', yaml('  namespace: site\n'));
+    expect(f.map((x) => x.field)).toEqual(['spec.bmc.credentialsName', 'spec.networkData.name']);
+  });
+});

@@ -128,13 +128,17 @@ export class HostRules implements RuleFamily {
     this.#hardwareDataReferences();
   }
 
+  /**
+   * A reference may name a namespace that a document without one gets when it is applied
+   * (`kubectl apply -n`): a host without a namespace finds a Secret without one of the same name.
+   */
   #bareMetalHost(b: BareMetalHostRecord): void {
     const { ctx } = this;
     const o = b.o;
     if (ctx.on('reference'))
       for (const r of b.secretRefs) {
         const ns = r.ns ?? o.namespace;
-        if (ctx.exists('Secret', ns, r.name)) continue;
+        if (ctx.exists('Secret', ns, r.name) || (!o.namespace && ns && ctx.exists('Secret', undefined, r.name))) continue;
         ctx.report(
           'reference',
           `${r.what} Secret ${ns ? ns + '/' : ''}${r.name} referenced by ${o.id} is not in the input: add the Secret (same namespace) or fix ${r.field}`,
@@ -151,7 +155,9 @@ export class HostRules implements RuleFamily {
       );
     if (!b.networkData) return;
     ctx.count('lookups');
-    const secret = this.#networkData.get(identityKey('Secret', b.networkData.ns, b.networkData.name));
+    const secret =
+      this.#networkData.get(identityKey('Secret', b.networkData.ns, b.networkData.name)) ??
+      (o.namespace ? undefined : this.#networkData.get(identityKey('Secret', undefined, b.networkData.name)));
     const nd = secret ? readNetworkData(secret.text, secret.field) : undefined;
     if (secret && nd) this.#hostNetworkData(b, secret.o, nd);
   }
