@@ -9,7 +9,7 @@
  * nothing is changed, secret values are never kept or quoted.
  */
 import type { KubeObject } from '../krm/index.js';
-import { type RuleContext as Context, RuleContext, type RuleFamily, readTree } from './context.js';
+import { type RuleContext as Context, headOf, RuleContext, type RuleFamily, readTree } from './context.js';
 import { CapacityRules } from './rules/capacity.js';
 import { ContentRules } from './rules/content.js';
 import { FluxRules } from './rules/flux.js';
@@ -72,16 +72,19 @@ export async function analyse(
     content,
     capacity,
   ];
-  for (const o of ctx.items) {
+  for (const o of ctx.objects) {
     const { tree, error } = readTree(o);
     ctx.count('items read');
-    // a strategic-merge deletion (`$patch: delete`) names an object; it holds none of its fields
-    if (tree && tree.$patch !== undefined) ctx.markPartial(o);
     if (!tree && opts.unreadable) {
       opts.unreadable(o, error ?? 'item is not a YAML mapping');
       continue;
     }
-    for (const f of families) f.visit?.(o, tree, error);
+    const head = headOf(o, tree);
+    if (head.kind === 'Kptfile' && head.group === 'kpt.dev') continue;
+    ctx.index(o, head);
+    // a strategic-merge deletion (`$patch: delete`) names an object; it holds none of its fields
+    if (tree && tree.$patch !== undefined) ctx.markPartial(o);
+    for (const f of families) f.visit?.(o, head, tree, error);
   }
   for (const f of families) await f.finish?.();
   const counts = { error: 0, warning: 0, info: 0 };

@@ -10,6 +10,58 @@ import type { AnalyseOptions, Finding, FindingPlace, IntentValidateSpec, Severit
 
 export type Tree = Record<string, unknown>;
 
+/** An item's identity and metadata, read from its parsed tree (the object's own header is not parsed again). */
+export interface Head {
+  apiVersion: string;
+  kind: string;
+  /** API group: `metal3.io` of `metal3.io/v1alpha1`, '' for core */
+  group: string;
+  name: string;
+  namespace?: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+/** Label and annotation maps as Kubernetes reads them: every value a string. */
+function stringMap(v: unknown): Record<string, string> {
+  if (!isRecord(v)) return {};
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(v)) out[k] = val === null || val === undefined ? '' : typeof val === 'string' ? val : String(val);
+  return out;
+}
+
+/** The head of an item from its tree, or from the object when the tree could not be read. */
+export function headOf(o: KubeObject, tree: Tree | undefined): Head {
+  if (!tree) {
+    try {
+      return {
+        apiVersion: o.apiVersion,
+        kind: o.kind,
+        group: o.group,
+        name: o.name,
+        namespace: o.namespace,
+        labels: o.labels,
+        annotations: o.annotations,
+      };
+    } catch {
+      return { apiVersion: '', kind: '', group: '', name: '', labels: {}, annotations: {} };
+    }
+  }
+  const md = isRecord(tree.metadata) ? tree.metadata : {};
+  const apiVersion = typeof tree.apiVersion === 'string' ? tree.apiVersion : '';
+  const slash = apiVersion.indexOf('/');
+  const ns = md.namespace;
+  return {
+    apiVersion,
+    kind: typeof tree.kind === 'string' ? tree.kind : '',
+    group: slash < 0 ? '' : apiVersion.slice(0, slash),
+    name: md.name === undefined || md.name === null ? '' : String(md.name),
+    namespace: ns === undefined || ns === null || ns === '' ? undefined : String(ns),
+    labels: stringMap(md.labels),
+    annotations: stringMap(md.annotations),
+  };
+}
+
 const DEFAULT_SEVERITY = new Map(RULES.map((r) => [r.id, r.severity]));
 
 /** Compiles `Kind/ns/name` patterns with `*` into a matcher over an object. */
@@ -50,7 +102,9 @@ export function readTree(o: KubeObject): { tree?: Tree; error?: string } {
 
 export class RuleContext {
   readonly findings: Finding[] = [];
-  readonly #items: readonly KubeObject[];
+  readonly #objects: readonly KubeObject[];
+  readonly #items: KubeObject[] = [];
+  readonly #heads = new Map<KubeObject, Head>();
   /** the analysis time (ms), and whether spec.now could be read */
   readonly now: number;
   readonly nowValid: boolean;
@@ -58,8 +112,8 @@ export class RuleContext {
   readonly #byKind = new Map<string, KubeObject[]>();
   readonly #ofKind = new Map<string, KubeObject[]>();
   readonly #present = new Set<string>();
-  readonly #named = new Set<string>();
-  readonly #grouped = new Set<string>();
+  #named: Set<string> | undefined;
+  #grouped: Set<string> | undefined;
   readonly #work: Map<string, number> | undefined;
   readonly #partial: Set<KubeObject>;
 
@@ -70,18 +124,30 @@ export class RuleContext {
   ) {
     this.#work = opts.work;
     this.#partial = new Set(opts.partial);
-    this.#items = objects.filter((o) => !o.isKptfile());
-    for (const o of this.#items) {
-      const list = this.#byKind.get(o.kind);
-      if (list) list.push(o);
-      else this.#byKind.set(o.kind, [o]);
-      this.#present.add(identityKey(o.kind, o.namespace, o.name));
-      this.#named.add(`${o.kind}|${o.name}`);
-      this.#grouped.add(`${o.group}|${identityKey(o.kind, o.namespace, o.name)}`);
-    }
+    this.#objects = objects;
     this.external = objectMatcher(spec.references?.external);
     this.now = spec.now !== undefined ? Date.parse(spec.now) : Date.now();
     this.nowValid = Number.isFinite(this.now);
+  }
+
+  /** Adds an item (with its head) to the index; the pass calls it once per item, in input order. */
+  index(o: KubeObject, head: Head): void {
+    this.#items.push(o);
+    this.#heads.set(o, head);
+    const list = this.#byKind.get(head.kind);
+    if (list) list.push(o);
+    else this.#byKind.set(head.kind, [o]);
+    this.#present.add(identityKey(head.kind, head.namespace, head.name));
+  }
+
+  /** The head of an indexed item. */
+  head(o: KubeObject): Head {
+    return this.#heads.get(o) ?? headOf(o, undefined);
+  }
+
+  /** Every object the analysis was given, Kptfile included (the pass reads them). */
+  get objects(): readonly KubeObject[] {
+    return this.#objects;
   }
 
   /** Every item but the Kptfile, in input order (counted: a loop over every item is work). */
@@ -118,7 +184,7 @@ export class RuleContext {
     let list = this.#ofKind.get(key);
     if (!list) {
       const all = this.#byKind.get(kind) ?? [];
-      list = group === undefined ? all : all.filter((o) => o.group === group);
+      list = group === undefined ? all : all.filter((o) => this.head(o).group === group);
       this.#ofKind.set(key, list);
     }
     this.count('items handed out', list.length);
@@ -134,12 +200,20 @@ export class RuleContext {
   /** Whether an object of this API group, kind, namespace and name is in the input (external ones not counted). */
   existsInGroup(kind: string, group: string, ns: string | undefined, name: string): boolean {
     this.count('lookups');
+    if (!this.#grouped) {
+      this.#grouped = new Set();
+      for (const h of this.#heads.values()) this.#grouped.add(`${h.group}|${identityKey(h.kind, h.namespace, h.name)}`);
+    }
     return this.#grouped.has(`${group}|${identityKey(kind, ns, name)}`);
   }
 
   /** Whether an object of this kind and name is in the input in any namespace (or declared external). */
   existsAnywhere(kind: string, name: string): boolean {
     this.count('lookups');
+    if (!this.#named) {
+      this.#named = new Set();
+      for (const h of this.#heads.values()) this.#named.add(`${h.kind}|${h.name}`);
+    }
     return this.#named.has(`${kind}|${name}`) || this.external(kind, undefined, name);
   }
 
@@ -161,6 +235,6 @@ export class RuleContext {
 /** One family of rules: sees each item once with its parsed tree, then checks across items. */
 export interface RuleFamily {
   /** `tree` undefined: the item is not a YAML mapping (`error` says why) */
-  visit?(o: KubeObject, tree: Tree | undefined, error?: string): void;
+  visit?(o: KubeObject, head: Head, tree: Tree | undefined, error?: string): void;
   finish?(): void | Promise<void>;
 }

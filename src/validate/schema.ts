@@ -55,10 +55,6 @@ export function builtinValidator(name: string): Validator | undefined {
   return (unpack(name.slice(0, hash)) as Record<string, Validator> | undefined)?.[name.slice(hash + 1)];
 }
 
-function gvk(o: KubeObject): string {
-  return `${o.apiVersion}/${o.kind}`;
-}
-
 /** Strategic-merge-patch directives: keys a patch may hold that no schema lists. */
 const PATCH_DIRECTIVE = /^\$(?:patch|retainKeys|setElementOrder\/|deleteFromPrimitiveList\/)/;
 
@@ -75,14 +71,11 @@ export class SchemaChecker {
     crds: readonly Obj[],
     private readonly skipKinds: ReadonlySet<string>,
   ) {
-    for (const crd of crds)
-      for (const s of crdSchemas(crd))
-        this.#fromCrds.set(`${s.group}/${s.version}/${s.kind}`, checkedSchema(s));
+    for (const crd of crds) for (const s of crdSchemas(crd)) this.#fromCrds.set(`${s.group}/${s.version}/${s.kind}`, checkedSchema(s));
   }
 
   /** The validator of an item's kind, or undefined when there is none; a CRD that does not compile is a finding. */
-  #validator(o: KubeObject, out: SchemaFinding[]): Validator | undefined {
-    const key = gvk(o);
+  #validator(o: KubeObject, key: string, out: SchemaFinding[]): Validator | undefined {
     if (this.#compiled.has(key)) return this.#compiled.get(key);
     let v: Validator | undefined;
     const crd = this.#fromCrds.get(key);
@@ -103,10 +96,10 @@ export class SchemaChecker {
   }
 
   /** Findings of one item; `data` undefined: the item could not be read (`error` says why). */
-  check(o: KubeObject, data: Obj | undefined, error?: string): SchemaFinding[] {
+  check(o: KubeObject, head: { apiVersion: string; kind: string; group: string }, data: Obj | undefined, error?: string): SchemaFinding[] {
     const out: SchemaFinding[] = [];
-    if (!o.kind || this.skipKinds.has(o.kind)) return out;
-    const v = this.#validator(o, out);
+    if (!head.kind || this.skipKinds.has(head.kind)) return out;
+    const v = this.#validator(o, `${head.apiVersion}/${head.kind}`, out);
     if (!v) return out;
     if (!data) {
       out.push({ rule: 'schema', message: `${o.id}: ${error ?? 'item is not a YAML mapping'}`, object: o });
@@ -114,7 +107,7 @@ export class SchemaChecker {
     }
     if (v(data)) return out;
     // airshipctl's config kinds are read by airshipctl, never applied, and its CRDs drift
-    const lenient = o.group === 'airshipit.org';
+    const lenient = head.group === 'airshipit.org';
     const note = lenient ? " (airshipctl's published CRD; airshipctl reads this document itself, so this is a warning)" : '';
     const seen = new Set<string>();
     for (const e of v.errors ?? []) {

@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from '../../krm/index.js';
 import { isRecord, scalarText } from '../../krm/index.js';
-import type { RuleContext, RuleFamily, Tree } from '../context.js';
+import type { Head, RuleContext, RuleFamily, Tree } from '../context.js';
 import { parseCpu, parseMemoryMiB } from '../quantity.js';
 import type { CapacityRole, HostFact, RoleFact } from '../types.js';
 
@@ -25,15 +25,15 @@ function round2(n: number): number {
   return Math.round(n * 100) / 100;
 }
 
-function demand(o: KubeObject, tree: Tree): WorkloadDemand | undefined {
+function demand(kind: string, tree: Tree): WorkloadDemand | undefined {
   const spec = isRecord(tree.spec) ? tree.spec : undefined;
   const template = spec && isRecord(spec.template) ? spec.template : undefined;
-  const podSpec = o.kind === 'Pod' ? spec : template?.spec;
+  const podSpec = kind === 'Pod' ? spec : template?.spec;
   if (!spec || !isRecord(podSpec)) return undefined;
   let replicas: number | undefined = 1;
-  if (o.kind === 'DaemonSet') replicas = undefined;
-  else if (o.kind !== 'Pod') {
-    const r = spec.replicas ?? (o.kind === 'Job' ? spec.parallelism : undefined);
+  if (kind === 'DaemonSet') replicas = undefined;
+  else if (kind !== 'Pod') {
+    const r = spec.replicas ?? (kind === 'Job' ? spec.parallelism : undefined);
     replicas = typeof r === 'number' ? r : 1;
   }
   let cpu = 0;
@@ -43,7 +43,7 @@ function demand(o: KubeObject, tree: Tree): WorkloadDemand | undefined {
     cpu += parseCpu(req.cpu) ?? 0;
     memoryMiB += parseMemoryMiB(req.memory) ?? 0;
   }
-  return { kind: o.kind, nodeSelector: isRecord(podSpec.nodeSelector) ? podSpec.nodeSelector : {}, replicas, cpu, memoryMiB };
+  return { kind, nodeSelector: isRecord(podSpec.nodeSelector) ? podSpec.nodeSelector : {}, replicas, cpu, memoryMiB };
 }
 
 export class CapacityRules implements RuleFamily {
@@ -58,9 +58,9 @@ export class CapacityRules implements RuleFamily {
     this.#wanted = ctx.spec.capacity?.roles ?? [];
   }
 
-  visit(o: KubeObject, tree: Tree | undefined): void {
-    if (!tree || this.#wanted.length === 0 || !WORKLOAD_KINDS.has(o.kind)) return;
-    const d = demand(o, tree);
+  visit(_o: KubeObject, head: Head, tree: Tree | undefined): void {
+    if (!tree || this.#wanted.length === 0 || !WORKLOAD_KINDS.has(head.kind)) return;
+    const d = demand(head.kind, tree);
     if (d) this.#workloads.push(d);
   }
 

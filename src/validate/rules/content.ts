@@ -7,7 +7,7 @@
 import type { KubeObject } from '../../krm/index.js';
 import { dotted, isRecord } from '../../krm/index.js';
 import { type CertificateFact, checkCertificates } from '../certificates.js';
-import { objectMatcher, type RuleContext, type RuleFamily, type Tree } from '../context.js';
+import { type Head, objectMatcher, type RuleContext, type RuleFamily, type Tree } from '../context.js';
 import { collectEncrypted, placeholderTokens, sensitiveValues } from './secret-values.js';
 
 const B64_PEM = 'LS0tLS1CRUdJTi'; // base64 of "-----BEGIN"
@@ -35,15 +35,15 @@ export class ContentRules implements RuleFamily {
     this.#certificatesOn = ctx.nowValid && CERTIFICATE_RULES.some((r) => ctx.on(r));
   }
 
-  visit(o: KubeObject, tree: Tree | undefined): void {
-    const k = o.kind;
+  visit(o: KubeObject, head: Head, tree: Tree | undefined): void {
+    const k = head.kind;
     if (!tree || k === 'CustomResourceDefinition') return;
     const body = o.body;
     // hygiene everywhere (BareMetalHost insecure-tls is reported by the host rules, with its own message)
     const hygiene =
       (this.ctx.on('template-leftover') && TEMPLATE_LEFTOVER.test(body)) ||
       (this.ctx.on('insecure-tls') && k !== 'BareMetalHost' && body.includes('disableCertificateVerification'));
-    if (hygiene) this.#hygiene(o, tree);
+    if (hygiene) this.#hygiene(o, head, tree);
     if (k === 'BareMetalHost' || k === 'HardwareData' || k === 'HardwareInventory') return;
     // certificates: PEM, base64 PEM, kubeconfig *-data fields, or any Secret data (base64)
     const mayHoldCerts =
@@ -53,13 +53,13 @@ export class ContentRules implements RuleFamily {
       this.certificates.push(...r.facts);
       for (const f of r.findings) this.ctx.report(f.rule, f.message, f);
     }
-    if (this.ctx.on('encryption') && !this.#encryptionAllowed(k, o.namespace, o.name)) this.#encryption(o, tree, body);
+    if (this.ctx.on('encryption') && !this.#encryptionAllowed(k, head.namespace, head.name)) this.#encryption(o, head, tree, body);
   }
 
-  #encryption(o: KubeObject, tree: Tree, body: string): void {
+  #encryption(o: KubeObject, head: Head, tree: Tree, body: string): void {
     const sops = isRecord(tree.sops);
-    const isSecret = o.kind === 'Secret' && o.apiVersion === 'v1';
-    const isCatalogue = !isSecret && o.group !== 'baremetal-krm.dev' && /Catalogue$/.test(o.kind);
+    const isSecret = head.kind === 'Secret' && head.apiVersion === 'v1';
+    const isCatalogue = !isSecret && head.group !== 'baremetal-krm.dev' && /Catalogue$/.test(head.kind);
     // ENC[...] values without the sops: block (which holds the data key) cannot be decrypted
     if (!sops && body.includes('ENC[')) {
       const enc: string[] = [];
@@ -95,9 +95,9 @@ export class ContentRules implements RuleFamily {
     );
   }
 
-  #hygiene(o: KubeObject, tree: Tree): void {
+  #hygiene(o: KubeObject, head: Head, tree: Tree): void {
     const leftovers = this.ctx.on('template-leftover');
-    const insecure = this.ctx.on('insecure-tls') && o.kind !== 'BareMetalHost';
+    const insecure = this.ctx.on('insecure-tls') && head.kind !== 'BareMetalHost';
     const visit = (v: unknown, path: (string | number)[]): void => {
       if (typeof v === 'string') {
         const m = leftovers ? TEMPLATE_LEFTOVER.exec(v) : null;

@@ -1,7 +1,7 @@
 /** Flux Kustomizations: every `dependsOn` entry names a Kustomization in the input (one index lookup each). */
 import type { KubeObject } from '../../krm/index.js';
 import { isRecord, scalarText } from '../../krm/index.js';
-import type { RuleContext, RuleFamily, Tree } from '../context.js';
+import type { Head, RuleContext, RuleFamily, Tree } from '../context.js';
 
 const FLUX_GROUP = 'kustomize.toolkit.fluxcd.io';
 
@@ -16,14 +16,14 @@ export class FluxRules implements RuleFamily {
 
   constructor(private readonly ctx: RuleContext) {}
 
-  visit(o: KubeObject, tree: Tree | undefined): void {
-    if (!tree || o.kind !== 'Kustomization' || o.group !== FLUX_GROUP || this.ctx.isPartial(o)) return;
+  visit(o: KubeObject, head: Head, tree: Tree | undefined): void {
+    if (!tree || head.kind !== 'Kustomization' || head.group !== FLUX_GROUP || this.ctx.isPartial(o)) return;
     const spec = isRecord(tree.spec) ? tree.spec : {};
     if (!Array.isArray(spec.dependsOn)) return;
     const deps: Dependency[] = [];
     spec.dependsOn.forEach((dep, index) => {
       const name = isRecord(dep) ? scalarText(dep.name) : undefined;
-      if (name) deps.push({ index, name, ns: (isRecord(dep) ? scalarText(dep.namespace) : undefined) ?? o.namespace });
+      if (name) deps.push({ index, name, ns: (isRecord(dep) ? scalarText(dep.namespace) : undefined) ?? head.namespace });
     });
     if (deps.length) this.#kustomizations.push({ o, deps });
   }

@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from '../../krm/index.js';
 import { isRecord } from '../../krm/index.js';
-import { identityKey, type RuleContext, type RuleFamily, type Tree } from '../context.js';
+import { type Head, identityKey, type RuleContext, type RuleFamily, type Tree } from '../context.js';
 import { hostHardware, matchClassification, matchProfile } from '../hardware.js';
 import type { FindingPlace, HostFact, HostProfileOutcome } from '../types.js';
 import type { HostRules } from './hosts.js';
@@ -34,12 +34,12 @@ export class HardwareProfileRules implements RuleFamily {
     private readonly hosts: HostRules,
   ) {}
 
-  visit(o: KubeObject, tree: Tree | undefined): void {
+  visit(o: KubeObject, head: Head, tree: Tree | undefined): void {
     if (!tree) return;
     const spec = isRecord(tree.spec) ? tree.spec : {};
-    if (o.kind === 'HardwareClassification' && o.group === 'metal3.io')
+    if (head.kind === 'HardwareClassification' && head.group === 'metal3.io')
       this.#classifications.push({ o, characteristics: spec.hardwareCharacteristics });
-    else if (o.kind === 'HardwareProfile' && o.group === 'baremetal-krm.dev') {
+    else if (head.kind === 'HardwareProfile' && head.group === 'baremetal-krm.dev') {
       const sel = isRecord(spec.selector) && isRecord(spec.selector.matchLabels) ? spec.selector.matchLabels : undefined;
       this.#profiles.push({ o, spec, selector: sel && Object.keys(sel).length > 0 ? sel : undefined });
     }
@@ -53,7 +53,7 @@ export class HardwareProfileRules implements RuleFamily {
   #candidates(): Candidate[] {
     const out: Candidate[] = [];
     for (const b of this.hosts.bareMetalHosts) {
-      const hwd = this.hosts.hardwareData.get(identityKey('BareMetalHost', b.o.namespace, b.o.name));
+      const hwd = this.hosts.hardwareData.get(identityKey('BareMetalHost', b.head.namespace, b.head.name));
       const inv = this.hosts.inventoryOf.get(b.o);
       let hw: HardwareSource | undefined;
       if (hwd && isRecord(hwd.hardware)) hw = { source: `HardwareData ${hwd.o.name}`, data: hwd.hardware, kind: 'metal3' };
@@ -68,14 +68,15 @@ export class HardwareProfileRules implements RuleFamily {
   }
 
   #host({ o, hw }: Candidate): HostFact {
-    const fact: HostFact = { name: o.name, kind: o.kind, object: o, labels: o.labels, profiles: [] };
-    if (o.namespace) fact.namespace = o.namespace;
+    const h = this.ctx.head(o);
+    const fact: HostFact = { name: h.name, kind: h.kind, object: o, labels: h.labels, profiles: [] };
+    if (h.namespace) fact.namespace = h.namespace;
     if (hw) {
       fact.hardwareSource = hw.source;
       fact.hardware = hostHardware(hw.data, hw.kind);
     }
-    const byLabel = o.labels[PROFILE_KEY];
-    const wanted = byLabel ?? o.annotations[PROFILE_KEY];
+    const byLabel = h.labels[PROFILE_KEY];
+    const wanted = byLabel ?? h.annotations[PROFILE_KEY];
     // where the profile was asked for: the label, else the annotation
     const wantedAt = byLabel !== undefined ? 'labels' : 'annotations';
     const byAnnotation = new Set<HostProfileOutcome>();
@@ -87,14 +88,14 @@ export class HardwareProfileRules implements RuleFamily {
       // a HardwareClassification only classifies hosts of its own namespace (as the controller);
       // an object without a namespace (a HardwareInventory snapshot, a document whose namespace
       // kustomize sets later) is not known to be elsewhere
-      if (c.o.namespace && o.namespace && c.o.namespace !== o.namespace) continue;
-      const byHwccLabel = Object.hasOwn(o.labels, `hardwareclassification.metal3.io/${c.o.name}`);
+      if (c.o.namespace && h.namespace && c.o.namespace !== h.namespace) continue;
+      const byHwccLabel = Object.hasOwn(h.labels, `hardwareclassification.metal3.io/${c.o.name}`);
       if (wanted !== c.o.name && !byHwccLabel) continue;
       const failures = fact.hardware ? matchClassification(c.characteristics, fact.hardware) : [NO_INVENTORY];
       add({ kind: 'HardwareClassification', name: c.o.name, matched: failures.length === 0, failures }, !byHwccLabel);
     }
     for (const p of this.#profiles) {
-      const bySelector = p.selector !== undefined && Object.entries(p.selector).every(([k, v]) => o.labels[k] === String(v));
+      const bySelector = p.selector !== undefined && Object.entries(p.selector).every(([k, v]) => h.labels[k] === String(v));
       if (wanted !== p.o.name && !bySelector) continue;
       const failures = fact.hardware ? matchProfile(p.spec, fact.hardware) : [NO_INVENTORY];
       add({ kind: 'HardwareProfile', name: p.o.name, matched: failures.length === 0, failures }, !bySelector);

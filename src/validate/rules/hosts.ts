@@ -10,7 +10,7 @@
 import type { KubeObject } from '../../krm/index.js';
 import { dig, isRecord, scalarText } from '../../krm/index.js';
 import { bmcIdentity } from '../../model/bmc.js';
-import { identityKey, type RuleContext, type RuleFamily, type Tree } from '../context.js';
+import { type Head, identityKey, type RuleContext, type RuleFamily, type Tree } from '../context.js';
 import { closest } from '../suggest.js';
 import { type ClaimSite, HostClaims, normalMac } from './claims.js';
 import {
@@ -35,6 +35,7 @@ interface SecretRef {
 /** What the rules need of a BareMetalHost (its parsed tree is not kept). */
 export interface BareMetalHostRecord {
   o: KubeObject;
+  head: Head;
   owner: string;
   secretRefs: SecretRef[];
   bootMac?: string;
@@ -47,10 +48,11 @@ export interface BareMetalHostRecord {
 
 export interface InventoryRecord {
   o: KubeObject;
+  head: Head;
   spec: Tree;
 }
 
-const ownerOf = (kind: string, o: KubeObject): string => `${kind} ${o.namespace ? o.namespace + '/' : ''}${o.name}`;
+const ownerOf = (kind: string, h: Head): string => `${kind} ${h.namespace ? h.namespace + '/' : ''}${h.name}`;
 
 function secretRefs(spec: Tree, bmc: Tree): SecretRef[] {
   const out: SecretRef[] = [];
@@ -67,7 +69,7 @@ function secretRefs(spec: Tree, bmc: Tree): SecretRef[] {
   return out;
 }
 
-function bareMetalHostRecord(o: KubeObject, tree: Tree): BareMetalHostRecord {
+function bareMetalHostRecord(o: KubeObject, head: Head, tree: Tree): BareMetalHostRecord {
   const spec = isRecord(tree.spec) ? tree.spec : {};
   const bmc = isRecord(spec.bmc) ? spec.bmc : {};
   const nd = isRecord(spec.networkData) ? spec.networkData : undefined;
@@ -75,12 +77,13 @@ function bareMetalHostRecord(o: KubeObject, tree: Tree): BareMetalHostRecord {
   const status = dig(tree, 'status', 'hardware');
   return {
     o,
-    owner: ownerOf('BareMetalHost', o),
+    head,
+    owner: ownerOf('BareMetalHost', head),
     secretRefs: secretRefs(spec, bmc),
     bootMac: scalarText(spec.bootMACAddress),
     bmcAddress: scalarText(bmc.address),
     insecureTls: bmc.disableCertificateVerification === true,
-    networkData: ndName ? { name: ndName, ns: scalarText(nd!.namespace) ?? o.namespace } : undefined,
+    networkData: ndName ? { name: ndName, ns: scalarText(nd!.namespace) ?? head.namespace } : undefined,
     statusHardware: isRecord(status) ? status : undefined,
   };
 }
@@ -102,22 +105,22 @@ export class HostRules implements RuleFamily {
     this.#claims = new HostClaims(ctx);
   }
 
-  visit(o: KubeObject, tree: Tree | undefined): void {
+  visit(o: KubeObject, head: Head, tree: Tree | undefined): void {
     if (!tree) return;
-    const k = o.kind;
-    if (k === 'BareMetalHost' && o.group === 'metal3.io') {
-      this.bareMetalHosts.push(bareMetalHostRecord(o, tree));
+    const k = head.kind;
+    if (k === 'BareMetalHost' && head.group === 'metal3.io') {
+      this.bareMetalHosts.push(bareMetalHostRecord(o, head, tree));
     } else if (k === 'Secret') {
       const nd = networkDataText(tree);
-      if (nd) this.#networkData.set(identityKey('Secret', o.namespace, o.name), { o, ...nd });
+      if (nd) this.#networkData.set(identityKey('Secret', head.namespace, head.name), { o, ...nd });
     } else if (k === 'VariableCatalogue') {
       if (isRecord(tree.hosts)) this.#catalogues.push({ o, hosts: tree.hosts });
     } else if (k === 'NetworkCatalogue') readCatalogueNetworking(tree.spec, this.#networking);
-    else if (k === 'HardwareInventory' && o.group === 'baremetal-krm.dev')
-      this.inventories.push({ o, spec: isRecord(tree.spec) ? tree.spec : {} });
-    else if (k === 'HardwareData' && o.group === 'metal3.io') {
+    else if (k === 'HardwareInventory' && head.group === 'baremetal-krm.dev')
+      this.inventories.push({ o, head, spec: isRecord(tree.spec) ? tree.spec : {} });
+    else if (k === 'HardwareData' && head.group === 'metal3.io') {
       this.#hardwareDataObjects.push(o);
-      this.hardwareData.set(identityKey('BareMetalHost', o.namespace, o.name), { o, hardware: dig(tree, 'spec', 'hardware') });
+      this.hardwareData.set(identityKey('BareMetalHost', head.namespace, head.name), { o, hardware: dig(tree, 'spec', 'hardware') });
     }
   }
 
@@ -135,10 +138,11 @@ export class HostRules implements RuleFamily {
   #bareMetalHost(b: BareMetalHostRecord): void {
     const { ctx } = this;
     const o = b.o;
+    const hostNs = b.head.namespace;
     if (ctx.on('reference'))
       for (const r of b.secretRefs) {
-        const ns = r.ns ?? o.namespace;
-        if (ctx.exists('Secret', ns, r.name) || (!o.namespace && ns && ctx.exists('Secret', undefined, r.name))) continue;
+        const ns = r.ns ?? hostNs;
+        if (ctx.exists('Secret', ns, r.name) || (!hostNs && ns && ctx.exists('Secret', undefined, r.name))) continue;
         ctx.report(
           'reference',
           `${r.what} Secret ${ns ? ns + '/' : ''}${r.name} referenced by ${o.id} is not in the input: add the Secret (same namespace) or fix ${r.field}`,
@@ -157,7 +161,7 @@ export class HostRules implements RuleFamily {
     ctx.count('lookups');
     const secret =
       this.#networkData.get(identityKey('Secret', b.networkData.ns, b.networkData.name)) ??
-      (o.namespace ? undefined : this.#networkData.get(identityKey('Secret', undefined, b.networkData.name)));
+      (hostNs ? undefined : this.#networkData.get(identityKey('Secret', undefined, b.networkData.name)));
     const nd = secret ? readNetworkData(secret.text, secret.field) : undefined;
     if (secret && nd) this.#hostNetworkData(b, secret.o, nd);
   }
@@ -258,7 +262,7 @@ export class HostRules implements RuleFamily {
   /** HardwareInventory snapshots: attached to their BareMetalHost by name or BMC, NIC MACs and BMC claimed. */
   #inventories(): void {
     if (this.inventories.length === 0) return;
-    const byName = new Map(this.bareMetalHosts.map((b) => [identityKey('BareMetalHost', b.o.namespace, b.o.name), b]));
+    const byName = new Map(this.bareMetalHosts.map((b) => [identityKey('BareMetalHost', b.head.namespace, b.head.name), b]));
     const byBmc = new Map<string, BareMetalHostRecord>();
     for (const b of this.bareMetalHosts) if (b.bmcAddress) byBmc.set(bmcIdentity(b.bmcAddress), b);
     for (const inv of this.inventories) {
@@ -268,8 +272,8 @@ export class HostRules implements RuleFamily {
       const full = addr ? addr + (systemPath && !addr.includes('/redfish/') ? systemPath : '') : undefined;
       this.ctx.count('lookups', 2);
       const host =
-        byName.get(identityKey('BareMetalHost', inv.o.namespace, inv.o.name)) ?? (full ? byBmc.get(bmcIdentity(full)) : undefined);
-      const owner = host ? host.owner : ownerOf('HardwareInventory', inv.o);
+        byName.get(identityKey('BareMetalHost', inv.head.namespace, inv.head.name)) ?? (full ? byBmc.get(bmcIdentity(full)) : undefined);
+      const owner = host ? host.owner : ownerOf('HardwareInventory', inv.head);
       if (host) this.inventoryOf.set(host.o, inv);
       else if (full) this.#claims.bmc(full, { owner, obj: inv.o, field: 'spec.bmc.address', path: ['spec', 'bmc', 'address'] });
       (Array.isArray(inv.spec.nics) ? inv.spec.nics : []).forEach((n, i) => {

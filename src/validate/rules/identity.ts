@@ -10,8 +10,9 @@ export class IdentityRules implements RuleFamily {
     if (!ctx.on('duplicate')) return;
     const seen = new Map<string, KubeObject>();
     for (const o of ctx.items) {
-      if (!o.kind || !o.name || ctx.isPartial(o)) continue;
-      const id = `${ctx.opts.scopeOf?.(o) ?? ''}|${o.group}|${o.kind}|${o.namespace ?? ''}|${o.name}`;
+      const h = ctx.head(o);
+      if (!h.kind || !h.name || ctx.isPartial(o)) continue;
+      const id = `${ctx.opts.scopeOf?.(o) ?? ''}|${h.group}|${h.kind}|${h.namespace ?? ''}|${h.name}`;
       const first = seen.get(id);
       if (!first) {
         seen.set(id, o);

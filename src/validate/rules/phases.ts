@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from '../../krm/index.js';
 import { isRecord, scalarText } from '../../krm/index.js';
-import type { RuleContext, RuleFamily, Tree } from '../context.js';
+import type { Head, RuleContext, RuleFamily, Tree } from '../context.js';
 import { closest } from '../suggest.js';
 
 interface PlanStep {
@@ -70,13 +70,13 @@ export class PhaseRules implements RuleFamily {
 
   constructor(private readonly ctx: RuleContext) {}
 
-  visit(o: KubeObject, tree: Tree | undefined): void {
-    if (!tree || o.group !== 'airshipit.org') return;
-    if (o.kind === 'Phase') {
-      this.#phaseNames.add(o.name);
+  visit(o: KubeObject, head: Head, tree: Tree | undefined): void {
+    if (!tree || head.group !== 'airshipit.org') return;
+    if (head.kind === 'Phase') {
+      this.#phaseNames.add(head.name);
       if (!this.ctx.isPartial(o)) this.#phases.push(phaseRecord(o, tree));
-    } else if (o.kind === 'PhasePlan' && !this.ctx.isPartial(o)) this.#plans.push({ o, steps: planSteps(tree) });
-    else if (o.kind === 'ClusterMap') {
+    } else if (head.kind === 'PhasePlan' && !this.ctx.isPartial(o)) this.#plans.push({ o, steps: planSteps(tree) });
+    else if (head.kind === 'ClusterMap') {
       this.#clusterMaps++;
       if (isRecord(tree.map)) for (const k of Object.keys(tree.map)) this.#clusters.add(k);
     }

@@ -3,7 +3,7 @@
  * are read first (a CRD may follow the items it describes).
  */
 import type { KubeObject } from '../../krm/index.js';
-import { type RuleContext, type RuleFamily, readTree, type Tree } from '../context.js';
+import { type Head, type RuleContext, type RuleFamily, readTree, type Tree } from '../context.js';
 import { ambiguousScalars, SchemaChecker, type SchemaFinding } from '../schema.js';
 
 export class SchemaRules implements RuleFamily {
@@ -14,15 +14,17 @@ export class SchemaRules implements RuleFamily {
     this.#ambiguous = ctx.on('yaml-ambiguous');
     if (!ctx.on('schema') && !ctx.on('schema-unknown-field')) return;
     const crds: Tree[] = [...(ctx.opts.extraCrds ?? [])];
-    for (const o of ctx.ofKind('CustomResourceDefinition', 'apiextensions.k8s.io')) {
+    // before the pass: a CRD may follow the items it describes (the text tells which items to read)
+    for (const o of ctx.objects) {
+      if (!(o.original ?? o.body).includes('CustomResourceDefinition')) continue;
       const { tree } = readTree(o);
-      if (tree) crds.push(tree);
+      if (tree && tree.kind === 'CustomResourceDefinition' && String(tree.apiVersion).startsWith('apiextensions.k8s.io/')) crds.push(tree);
     }
     this.#checker = new SchemaChecker(crds, new Set(ctx.spec.schemas?.skipKinds ?? []));
   }
 
-  visit(o: KubeObject, tree: Tree | undefined, error?: string): void {
-    if (this.#checker) for (const f of this.#checker.check(o, tree, error)) this.#report(o, f);
+  visit(o: KubeObject, head: Head, tree: Tree | undefined, error?: string): void {
+    if (this.#checker) for (const f of this.#checker.check(o, head, tree, error)) this.#report(o, f);
     if (this.#ambiguous) for (const f of ambiguousScalars(o)) this.#report(o, f);
   }
 
