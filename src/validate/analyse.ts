@@ -20,16 +20,7 @@ import { PhaseRules } from './rules/phases.js';
 import { SchemaRules } from './rules/schema.js';
 import type { AnalyseOptions, Analysis, IntentValidateSpec } from './types.js';
 
-export { objectMatcher } from './context.js';
-export type {
-  AnalyseOptions,
-  Analysis,
-  CapacityRole,
-  Finding,
-  HostFact,
-  IntentValidateSpec,
-  RoleFact,
-} from './types.js';
+export type { AnalyseOptions, Analysis, Finding, HostFact, IntentValidateSpec } from './types.js';
 
 export interface AnalyseRunOptions extends AnalyseOptions {
   /** filled with counts of work (index lookups, items handed out): what tests count instead of timing */

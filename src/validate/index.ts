@@ -4,7 +4,6 @@
  */
 export {
   analyse,
-  objectMatcher,
   type Analysis,
   type AnalyseOptions,
   type AnalyseRunOptions,
@@ -14,6 +13,5 @@ export {
 } from './analyse.js';
 export { CONFIG, rulesHelp } from './config.js';
 export { readExtraCrds } from './extra.js';
-export { fileLine, toResults } from './results.js';
-export { RULES, type RuleInfo, type RuleSeverity } from './rules.js';
+export { toResults } from './results.js';
 export { lineOfPath } from './schema.js';
