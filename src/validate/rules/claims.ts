@@ -87,7 +87,11 @@ export class HostClaims {
     if (removed)
       this.ctx.report(
         'bmc-scheme',
-        `BMC address ${v} of ${site.owner} uses ${removed.name}:// (${removed.what}), which Metal3's baremetal-operator removed ${removed.removed} (metal3-io/baremetal-operator${removed.change}): BMO refuses the host; write ${removed.use}`,
+        [
+          `BMC address ${v} of ${site.owner} uses ${removed.name}:// (${removed.what})`,
+          `, which Metal3's baremetal-operator removed ${removed.removed} (metal3-io/baremetal-operator${removed.change})`,
+          `: BMO refuses the host; write ${removed.use}`,
+        ].join(''),
         place(site),
       );
     if (this.ctx.on('plain-http-bmc') && /^([a-z0-9-]+\+)?http:\/\//i.test(v))

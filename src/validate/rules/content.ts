@@ -90,7 +90,10 @@ export class ContentRules implements RuleFamily {
     for (const f of fields) for (const t of placeholderTokens(tree, f)) tokens.add(t);
     this.ctx.report(
       'secret-placeholder',
-      `${o.id} holds ${fields.length} value(s) with placeholders (${firstFive(fields)}: ${firstFive([...tokens].sort())}) that a replacement transformer fills in at render time: not plaintext secrets here; validate the rendered output for those`,
+      [
+        `${o.id} holds ${fields.length} value(s) with placeholders (${firstFive(fields)}: ${firstFive([...tokens].sort())})`,
+        ' that a replacement transformer fills in at render time: not plaintext secrets here; validate the rendered output for those',
+      ].join(''),
       { object: o, field: fields[0], path: fields[0]!.split('.') },
     );
   }

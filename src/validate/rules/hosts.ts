@@ -176,7 +176,11 @@ export class HostRules implements RuleFamily {
       for (const g of gatewaysOutside(n.address, n.netmask, n.gateways))
         this.ctx.report(
           'network',
-          `${secret.id} ${nd.field}: network ${n.id} of ${b.owner} has address ${n.address} (subnet ${g.subnet}) but routes[${g.index}] goes through gateway ${g.gateway}, outside that subnet: the host cannot reach it; fix the address, netmask or gateway`,
+          [
+            `${secret.id} ${nd.field}: network ${n.id} of ${b.owner} has address ${n.address} (subnet ${g.subnet})`,
+            ` but routes[${g.index}] goes through gateway ${g.gateway}, outside that subnet`,
+            ': the host cannot reach it; fix the address, netmask or gateway',
+          ].join(''),
           { object: secret, field: nd.field, path },
         );
     }
@@ -184,7 +188,10 @@ export class HostRules implements RuleFamily {
     if (b.bootMac && macs.length > 0 && !macs.includes(normalMac(b.bootMac)))
       this.ctx.report(
         'network',
-        `${b.owner} boots from MAC ${normalMac(b.bootMac)}, which is on no link of its network data ${secret.id} (links: ${macs.join(', ')}): the boot NIC would stay unconfigured; fix spec.bootMACAddress or the link's ethernet_mac_address`,
+        [
+          `${b.owner} boots from MAC ${normalMac(b.bootMac)}, which is on no link of its network data ${secret.id} (links: ${macs.join(', ')})`,
+          ": the boot NIC would stay unconfigured; fix spec.bootMACAddress or the link's ethernet_mac_address",
+        ].join(''),
         { object: b.o, field: 'spec.bootMACAddress', path: ['spec', 'bootMACAddress'] },
         'warning',
       );
@@ -220,7 +227,11 @@ export class HostRules implements RuleFamily {
         const site = at(field, key);
         this.ctx.report(
           'reference',
-          `${owner} ${field}.${key} names ${what} ${key}, which no NetworkCatalogue in the input defines (${what}s: ${[...known].sort().join(', ')}): the host generator skips it; fix the key${closest(key, known)}`,
+          [
+            `${owner} ${field}.${key} names ${what} ${key}`,
+            `, which no NetworkCatalogue in the input defines (${what}s: ${[...known].sort().join(', ')})`,
+            `: the host generator skips it; fix the key${closest(key, known)}`,
+          ].join(''),
           { object: site.obj, field: site.field, path: site.path },
         );
       }
@@ -235,7 +246,11 @@ export class HostRules implements RuleFamily {
         const site = at('ipAddresses', net);
         this.ctx.report(
           'network',
-          `${owner} has address ${address} on network ${net} (subnet ${g.subnet} with the NetworkCatalogue's netmask), but the network's gateway ${g.gateway} is outside that subnet: fix the address, or the netmask or gateway in the NetworkCatalogue`,
+          [
+            `${owner} has address ${address} on network ${net} (subnet ${g.subnet} with the NetworkCatalogue's netmask)`,
+            `, but the network's gateway ${g.gateway} is outside that subnet`,
+            ': fix the address, or the netmask or gateway in the NetworkCatalogue',
+          ].join(''),
           { object: site.obj, field: site.field, path: site.path },
         );
       }
@@ -253,7 +268,10 @@ export class HostRules implements RuleFamily {
     const site = at('macAddress');
     this.ctx.report(
       'network',
-      `${owner} boots from MAC ${normalMac(boot)}, which is none of its macAddresses (${nics.join(', ')}): the boot NIC would get no link in its network data; fix macAddress or macAddresses`,
+      [
+        `${owner} boots from MAC ${normalMac(boot)}, which is none of its macAddresses (${nics.join(', ')})`,
+        ': the boot NIC would get no link in its network data; fix macAddress or macAddresses',
+      ].join(''),
       { object: site.obj, field: site.field, path: site.path },
       'warning',
     );
