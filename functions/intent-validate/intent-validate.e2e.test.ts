@@ -147,7 +147,7 @@ describe('intent-validate e2e: kpt', () => {
     const out = r.stdout + r.stderr;
     // the line in hosts.yaml itself, less the annotation lines kpt adds to the item
     expect(out).toContain(
-      'error: BareMetalHost/site/node1: BMC credentials Secret site/node1-bmc-typo referenced by BareMetalHost/site/node1 is not in the input: add the Secret (same namespace) or fix spec.bmc.credentialsName [reference] (hosts.yaml:11)',
+      'hosts.yaml:11: error: BareMetalHost/site/node1: BMC credentials Secret site/node1-bmc-typo referenced by BareMetalHost/site/node1 is not in the input: add the Secret (same namespace) or fix spec.bmc.credentialsName [reference]',
     );
     expect(out).toContain('1 error(s), 0 warning(s), 0 info');
   });
