@@ -2,6 +2,7 @@
  * The `baremetal-krm` command: subcommands over the library. `validate <files...>` runs
  * intent-validate on files (pre-commit hook, CI); `report <sites...>` reports across sites.
  */
+import { PLAN_HELP, runPlan } from '../cli/plan.js';
 import { runValidate, VALIDATE_HELP } from '../cli/validate.js';
 import { REPORT_HELP, reportMain } from '../report/cli.js';
 
@@ -10,7 +11,9 @@ const HELP = `baremetal-krm <command> [options]
 Commands:
   validate [--config FILE] FILE|FOLDER...   validate bare-metal intent in YAML files (intent-validate rules)
   report [options] SITE...           one report across many sites: certificates, hardware, divergence,
-                                     workloads, security, capacity (text, json, markdown, html)
+                                     workloads, security, capacity (text, json, markdown, html, sarif, junit)
+  plan [options] BASE HEAD           what a change does to the fleet (deprovision, power off, ...);
+  plan [options] --git RANGE [PATH]  both sides from git commits
   help [command]                     this help, or a command's
 
 Run \`baremetal-krm <command> --help\` for a command's options.
@@ -22,6 +25,7 @@ const COMMANDS: Record<
 > = {
   validate: { run: runValidate, help: VALIDATE_HELP },
   report: { run: (argv, io) => reportMain(argv, io), help: REPORT_HELP },
+  plan: { run: runPlan, help: PLAN_HELP },
 };
 
 async function main(argv: string[]): Promise<number> {
