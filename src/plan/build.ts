@@ -5,6 +5,7 @@
  * the number of objects.
  */
 import { compareStrings } from '../krm/index.js';
+import { SiteError } from '../report/load.js';
 import { lineOfPath } from '../validate/schema.js';
 import { IMPACT_CLASSES, type ImpactClass, isImpactClass, rank } from './classes.js';
 import { changedPaths } from './diff.js';
@@ -34,7 +35,7 @@ function hostOf(ctx: RuleContext, e: Entry): string | undefined {
   if (isHost(o)) return o.name;
   const key = `${o.namespace ?? ''}/${o.name}`;
   if (o.kind === 'Secret' && o.apiVersion === 'v1') {
-    const uses = ctx.head.secretUse.get(key) ?? ctx.base.secretUse.get(key);
+    const uses = ctx.head.secretUse().get(key) ?? ctx.base.secretUse().get(key);
     return uses?.length ? [...new Set(uses.map((u) => u.host))].sort().join(', ') : undefined;
   }
   if (o.group === 'metal3.io' && PER_HOST_KINDS.has(o.kind) && (ctx.head.hosts.has(key) || ctx.base.hosts.has(key))) return o.name;
@@ -70,6 +71,15 @@ function change(ctx: RuleContext, tree: string, c: ChangeInput): PlanChange {
   return out;
 }
 
+/** An entry's data; a document that does not parse is an input error naming file and line. */
+function dataOf(e: Entry): Record<string, unknown> {
+  try {
+    return e.object.data;
+  } catch (err) {
+    throw new SiteError(`${e.file ?? e.object.id}${e.line ? `:${e.line}` : ''}: does not parse as YAML (${(err as Error).message.split('\n')[0]}): fix the document`);
+  }
+}
+
 function planTree(pair: TreePair): { changes: PlanChange[]; unchanged: number } {
   const ctx: RuleContext = { base: pair.base, head: pair.head };
   const changes: PlanChange[] = [];
@@ -84,7 +94,7 @@ function planTree(pair: TreePair): { changes: PlanChange[]; unchanged: number } 
       unchanged++;
       continue;
     }
-    const paths = changedPaths(before.object.data, after.object.data);
+    const paths = changedPaths(dataOf(before), dataOf(after));
     changes.push(change(ctx, pair.name, { action: 'changed', before, after, paths }));
   }
   for (const [key, before] of pair.base.entries)

@@ -18,7 +18,7 @@ function emptySite(name: string, source: string): Site {
 
 /** A folder, file or kustomization as given on the command line. */
 export function loadPath(path: string, cwd = process.cwd()): { tree: Tree; skipped: string[] } {
-  const site = loadSite(path, resolve(cwd, path));
+  const site = loadSite(path, resolve(cwd, path), { lazy: true });
   const inRepo = repoRootOf(resolve(cwd, path)) !== undefined;
   const shown = (rel: string): string => (site.mode === 'file' ? path : toPosix(join(path, rel)));
   const tree = indexTree(site, {
@@ -40,11 +40,11 @@ export function loadGitPath(commit: string | undefined, repoPath: string, top: s
     const files = { display: (rel: string) => toPosix(relative(cwd, join(top, inRepo(rel)))) || '.', match: (rel: string) => `/${inRepo(rel)}`, repoRelative: true };
     return { tree: indexTree(site, files), skipped: site.skipped };
   };
-  if (commit === undefined) return index(loadSite(repoPath || '.', join(top, repoPath)));
+  if (commit === undefined) return index(loadSite(repoPath || '.', join(top, repoPath), { lazy: true }));
   const dest = mkdtempSync(join(tmpdir(), 'baremetal-krm-plan-'));
   try {
     const n = materialize(commit, repoPath, dest, top);
-    return index(n === 0 ? emptySite(repoPath, repoPath) : loadSite(repoPath || '.', join(dest, repoPath)));
+    return index(n === 0 ? emptySite(repoPath, repoPath) : loadSite(repoPath || '.', join(dest, repoPath), { lazy: true }));
   } finally {
     rmSync(dest, { recursive: true, force: true });
   }

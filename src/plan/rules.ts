@@ -59,7 +59,7 @@ function secretChanged(ctx: RuleContext, o: KubeObject, paths: string[][]): Foun
   const sops = paths.some((p) => p[0] === 'sops');
   if (keys.length === 0 && !sops && !paths.some((p) => p[0] === 'type')) return [];
   const what = keys.length ? `keys ${keys.join(', ')}` : 'encrypted data';
-  const uses = ctx.head.secretUse.get(`${o.namespace ?? ''}/${o.name}`) ?? [];
+  const uses = ctx.head.secretUse().get(`${o.namespace ?? ''}/${o.name}`) ?? [];
   const out: Found[] = [];
   for (const u of uses) {
     if (u.role === 'bmc-credentials')
@@ -111,7 +111,7 @@ function removed(ctx: RuleContext, e: Entry): Found[] {
     const c = cascadeText(ownedBy(ctx, o), 'Flux deletes everything it applied:');
     return [{ class: c.hosts ? 'deprovision' : 'deletion', reason: `Kustomization removed with prune: true (${fate.why}): ${c.text}` }];
   }
-  const uses = isSecret(o) ? (ctx.head.secretUse.get(`${o.namespace ?? ''}/${o.name}`) ?? []) : [];
+  const uses = isSecret(o) ? (ctx.head.secretUse().get(`${o.namespace ?? ''}/${o.name}`) ?? []) : [];
   const used = uses.length ? `; still named by ${uses.map((u) => `host ${u.host} (${u.role})`).join(', ')}` : '';
   return [{ class: 'deletion', reason: `removed: ${fate.why}${used}` }];
 }

@@ -27,8 +27,8 @@ export interface FluxKustomization {
 
 export interface Tree {
   entries: Map<string, Entry>;
-  /** `namespace/name` of a Secret -> the hosts that use it and how */
-  secretUse: Map<string, { host: string; role: SecretRole }[]>;
+  /** `namespace/name` of a Secret -> the hosts that use it and how (read from the hosts on first use) */
+  secretUse: () => Map<string, { host: string; role: SecretRole }[]>;
   /** `namespace/name` of a BareMetalHost */
   hosts: Map<string, Entry>;
   kustomizations: FluxKustomization[];
@@ -36,6 +36,23 @@ export interface Tree {
   byNamespace: Map<string, Entry[]>;
   /** whether matchPath values are repository-relative (prefix match) or absolute (component match) */
   repoRelative: boolean;
+}
+
+const uses = new WeakMap<Tree, Map<string, { host: string; role: SecretRole }[]>>();
+
+/** Which hosts use which Secret: parsed from the hosts once, when a rule first asks (a plan without Secret changes never does). */
+function secretUse(tree: Tree): Map<string, { host: string; role: SecretRole }[]> {
+  let m = uses.get(tree);
+  if (m) return m;
+  m = new Map();
+  for (const e of tree.hosts.values())
+    for (const s of hostSecrets(e.object)) {
+      const list = m.get(s.key) ?? [];
+      list.push({ host: e.object.name, role: s.role });
+      m.set(s.key, list);
+    }
+  uses.set(tree, m);
+  return m;
 }
 
 /** Identity of an object across trees: group, kind, namespace, name (the API version may change). */
@@ -88,18 +105,22 @@ export interface TreeFiles {
 export function indexTree(site: Site, files: TreeFiles): Tree {
   const tree: Tree = {
     entries: new Map(),
-    secretUse: new Map(),
+    secretUse: () => secretUse(tree),
     hosts: new Map(),
     kustomizations: [],
     byNamespace: new Map(),
     repoRelative: files.repoRelative,
   };
+  // paths are worked out once per file, not once per object
+  const paths = new Map<string, { file: string; matchPath: string }>();
   for (const o of site.objects) {
     const rel = site.files.get(o);
     const entry: Entry = { object: o };
     if (rel !== undefined) {
-      entry.file = files.display(rel);
-      entry.matchPath = files.match(rel);
+      let p = paths.get(rel);
+      if (!p) paths.set(rel, (p = { file: files.display(rel), matchPath: files.match(rel) }));
+      entry.file = p.file;
+      entry.matchPath = p.matchPath;
       entry.line = o.sourceLine;
     }
     let key = identity(o);
@@ -109,14 +130,8 @@ export function indexTree(site: Site, files: TreeFiles): Tree {
     const list = tree.byNamespace.get(ns);
     if (list) list.push(entry);
     else tree.byNamespace.set(ns, [entry]);
-    if (isHost(o)) {
-      tree.hosts.set(`${ns}/${o.name}`, entry);
-      for (const s of hostSecrets(o)) {
-        const uses = tree.secretUse.get(s.key) ?? [];
-        uses.push({ host: o.name, role: s.role });
-        tree.secretUse.set(s.key, uses);
-      }
-    } else if (o.kind === 'Kustomization' && o.group === 'kustomize.toolkit.fluxcd.io')
+    if (isHost(o)) tree.hosts.set(`${ns}/${o.name}`, entry);
+    else if (o.kind === 'Kustomization' && o.group === 'kustomize.toolkit.fluxcd.io')
       tree.kustomizations.push({ entry, path: normalisePath(o.get('spec.path')), prune: o.get('spec.prune') === true });
   }
   // longest path first: the innermost Kustomization applies a file

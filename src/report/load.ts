@@ -37,15 +37,17 @@ function listYaml(dir: string, root: string, out: string[]): void {
   }
 }
 
-function addStream(site: Site, text: string, file: string | undefined): void {
+function addStream(site: Site, text: string, file: string | undefined, lazy: boolean): void {
   for (const d of splitWithLines(text)) {
     const where = `${file ?? site.source}:${d.line}`;
     let o: KubeObject;
     try {
       o = KubeObject.fromDocument(d.body);
       o.sourceLine = d.line;
-      // parse now: a broken document is reported once, here, not deep inside a rule
-      void o.data;
+      // parse now: a broken document is reported once, here, not deep inside a rule (lazy
+      // readers, the plan, parse only what they compare and then say which document is broken)
+      if (!lazy) void o.data;
+      else void o.kind;
     } catch (e) {
       site.skipped.push(`${where}: does not parse as YAML (${(e as Error).message.split('\n')[0]})`);
       continue;
@@ -100,9 +102,9 @@ function fsError(name: string, path: string, e: unknown): SiteError {
   return new SiteError(`site ${name}: cannot read ${file} (${why}): fix or remove it, or pass the rendered YAML elsewhere`);
 }
 
-export function loadSite(name: string, path: string): Site {
+export function loadSite(name: string, path: string, opts: { lazy?: boolean } = {}): Site {
   try {
-    return loadSiteUnchecked(name, path);
+    return loadSiteUnchecked(name, path, opts.lazy ?? false);
   } catch (e) {
     if (e instanceof SiteError) throw e;
     if (e && typeof e === 'object' && 'code' in e) throw fsError(name, path, e);
@@ -110,7 +112,7 @@ export function loadSite(name: string, path: string): Site {
   }
 }
 
-function loadSiteUnchecked(name: string, path: string): Site {
+function loadSiteUnchecked(name: string, path: string, lazy: boolean): Site {
   if (!existsSync(path))
     throw new SiteError(`site ${name}: ${path} does not exist: pass a folder of rendered YAML, a YAML file or a kustomization folder`);
   const site: Site = { name, source: path, mode: 'file', objects: [], files: new Map(), skipped: [] };
@@ -118,18 +120,18 @@ function loadSiteUnchecked(name: string, path: string): Site {
   if (st.isDirectory()) {
     if (KUSTOMIZATION_FILES.some((f) => existsSync(join(path, f)))) {
       site.mode = 'kustomize';
-      addStream(site, kustomize(path), undefined);
+      addStream(site, kustomize(path), undefined, lazy);
     } else {
       site.mode = 'folder';
       const files: string[] = [];
       listYaml(path, path, files);
       if (files.length === 0) throw new SiteError(`site ${name}: ${path} holds no .yaml/.yml file`);
-      for (const f of files) addStream(site, readFileSync(f, 'utf8'), relative(path, f).split('\\').join('/'));
+      for (const f of files) addStream(site, readFileSync(f, 'utf8'), relative(path, f).split('\\').join('/'), lazy);
     }
   } else {
     if (!['.yaml', '.yml', '.json'].includes(extname(path).toLowerCase()))
       throw new SiteError(`site ${name}: ${path} is not a .yaml/.yml file`);
-    addStream(site, readFileSync(path, 'utf8'), basename(path));
+    addStream(site, readFileSync(path, 'utf8'), basename(path), lazy);
   }
   return site;
 }

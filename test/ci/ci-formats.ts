@@ -6,8 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Ajv from 'ajv-draft-04';
-import addFormats from 'ajv-formats';
+import AjvDraft04 from 'ajv-draft-04';
+import ajvFormats from 'ajv-formats';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { expect } from 'vitest';
 import { repoRoot } from '../golden.js';
@@ -18,6 +18,10 @@ let validate: ((d: unknown) => boolean) & { errors?: unknown };
 /** Parses SARIF text, asserts it is valid against the schema, returns the document. */
 export function expectValidSarif(text: string): SarifLog {
   if (!validate) {
+    // both are CommonJS modules whose default export sits on .default
+    type Compile = { compile(s: unknown): typeof validate };
+    const Ajv = (AjvDraft04 as unknown as { default: new (o: object) => Compile }).default;
+    const addFormats = (ajvFormats as unknown as { default: (a: Compile) => void }).default;
     const ajv = new Ajv({ allErrors: true, strict: false });
     addFormats(ajv);
     validate = ajv.compile(JSON.parse(readFileSync(SCHEMA, 'utf8')));
