@@ -92,7 +92,7 @@ function readOptions(argv: string[]): PlanOptions | 'help' {
 
 function pairs(opts: PlanOptions, io: CliIo): TreePair[] {
   const note = (side: string, skipped: string[]): void => {
-    for (const s of skipped) io.err(`baremetal-krm plan: ${side}: skipped ${s}\n`);
+    for (const s of skipped) io.err(`baremetal-krm plan: ${side}: ${s}\n`);
   };
   if (opts.git === undefined) {
     const [b, h] = opts.paths as [string, string];

@@ -19,6 +19,6 @@ export { fastLoad, loadYaml } from './fast-yaml.js';
 export { schemaReference, schemaMarkdown, type JsonSchema } from './schema-doc.js';
 export { lazy, yamlLib, PARSE_OPTIONS } from './lazy.js';
 export { compareStrings } from './compare.js';
-export { dig, dotted, isRecord, nonEmptyText, scalarText } from './data.js';
+export { dig, dotted, isRecord, nonEmptyText, sameData, scalarText } from './data.js';
 export { splitStream, indentItem } from './scan.js';
 export { YAML11_TRUE, YAML11_FALSE, YAML11_NULL, YAML11_SPECIAL_FLOAT, YAML11_ONLY_BOOL, isYaml11Word, wordsPattern } from './yaml11.js';

@@ -4,7 +4,7 @@
  * and items matter as a whole: dependsOn, containers). Fields that never reach the cluster
  * (status, server-set metadata, tool annotations, this tool's own allow annotation) are left out.
  */
-import { isRecord } from '../krm/index.js';
+import { isRecord, sameData } from '../krm/index.js';
 import { ALLOW_ANNOTATION } from './model.js';
 
 /** metadata the API server sets or tools add: changing them in Git changes nothing */
@@ -17,21 +17,6 @@ function inert(path: readonly string[]): boolean {
   if (path.length >= 2 && SERVER_METADATA.has(path[1]!)) return true;
   if (path[1] === 'annotations' && path.length >= 3) return path[2] === ALLOW_ANNOTATION || TOOL_ANNOTATION.test(path[2]!);
   return false;
-}
-
-function same(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) {
-    const bb = b as unknown[];
-    return a.length === bb.length && a.every((x, i) => same(x, bb[i]));
-  }
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  const bo = b as Record<string, unknown>;
-  return ka.every((k) => Object.hasOwn(bo, k) && same((a as Record<string, unknown>)[k], bo[k]));
 }
 
 /** Changed paths between two values (objects' data); `inert` ones (status, tool metadata) are not listed. */
@@ -54,7 +39,7 @@ export function changedPaths(a: unknown, b: unknown): string[][] {
       if (Object.keys(y).length === 0) out.push(path);
       return;
     }
-    if (!same(x, y)) out.push(path);
+    if (!sameData(x, y)) out.push(path);
   };
   walk(a, b, []);
   return out;

@@ -13,7 +13,7 @@ import { indexTree, type Tree } from './tree.js';
 const toPosix = (p: string): string => p.split(sep).join('/');
 
 function emptySite(name: string, source: string): Site {
-  return { name, source, mode: 'folder', objects: [], files: new Map(), skipped: [] };
+  return { name, source, mode: 'folder', objects: [], files: new Map(), skipped: [], notes: [] };
 }
 
 /** A folder, file or kustomization as given on the command line. */
@@ -26,7 +26,7 @@ export function loadPath(path: string, cwd = process.cwd()): { tree: Tree; skipp
     match: (rel) => `/${inRepo ? repoRelative(shown(rel), cwd) : toPosix(resolve(cwd, shown(rel)))}`,
     repoRelative: inRepo,
   });
-  return { tree, skipped: site.skipped };
+  return { tree, skipped: [...site.skipped.map((s) => `skipped ${s}`), ...site.notes] };
 }
 
 /**
@@ -38,7 +38,7 @@ export function loadGitPath(commit: string | undefined, repoPath: string, top: s
     // a single file is its own path; files of a folder are under it
     const inRepo = (rel: string): string => (site.mode === 'file' ? repoPath : posix.join(repoPath, toPosix(rel)));
     const files = { display: (rel: string) => toPosix(relative(cwd, join(top, inRepo(rel)))) || '.', match: (rel: string) => `/${inRepo(rel)}`, repoRelative: true };
-    return { tree: indexTree(site, files), skipped: site.skipped };
+    return { tree: indexTree(site, files), skipped: [...site.skipped.map((s) => `skipped ${s}`), ...site.notes] };
   };
   if (commit === undefined) return index(loadSite(repoPath || '.', join(top, repoPath), { lazy: true }));
   const dest = mkdtempSync(join(tmpdir(), 'baremetal-krm-plan-'));

@@ -227,7 +227,10 @@ export async function reportMain(
     io.err(`baremetal-krm report: --reference ${opts.reference} is not one of the sites (${[...names].join(', ')})\n`);
     return 2;
   }
-  for (const s of sites) for (const sk of s.skipped) io.err(`baremetal-krm report: site ${s.name}: skipped ${sk}\n`);
+  for (const s of sites) {
+    for (const sk of s.skipped) io.err(`baremetal-krm report: site ${s.name}: skipped ${sk}\n`);
+    for (const n of s.notes) io.err(`baremetal-krm report: site ${s.name}: ${n}\n`);
+  }
 
   const report = await buildReport(sites, opts);
   const text = render(report, format, maxRows);

@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
-import { KubeObject } from '../krm/index.js';
+import { KubeObject, sameData } from '../krm/index.js';
 import { splitWithLines } from '../cli/files.js';
 
 export interface Site {
@@ -21,6 +21,8 @@ export interface Site {
   files: Map<KubeObject, string>;
   /** documents that are not KRM objects or do not parse, as `file:line: message` */
   skipped: string[];
+  /** what the reader merged or could not merge: identical copies counted once, conflicting copies */
+  notes: string[];
 }
 
 export class SiteError extends Error {}
@@ -115,12 +117,13 @@ export function loadSite(name: string, path: string, opts: { lazy?: boolean } = 
 function loadSiteUnchecked(name: string, path: string, lazy: boolean): Site {
   if (!existsSync(path))
     throw new SiteError(`site ${name}: ${path} does not exist: pass a folder of rendered YAML, a YAML file or a kustomization folder`);
-  const site: Site = { name, source: path, mode: 'file', objects: [], files: new Map(), skipped: [] };
+  const site: Site = { name, source: path, mode: 'file', objects: [], files: new Map(), skipped: [], notes: [] };
   const st = statSync(path);
   if (st.isDirectory()) {
     if (KUSTOMIZATION_FILES.some((f) => existsSync(join(path, f)))) {
       site.mode = 'kustomize';
       addStream(site, kustomize(path), undefined, lazy);
+      siteRootCheck(site, path);
     } else {
       site.mode = 'folder';
       const files: string[] = [];
@@ -133,5 +136,66 @@ function loadSiteUnchecked(name: string, path: string, lazy: boolean): Site {
       throw new SiteError(`site ${name}: ${path} is not a .yaml/.yml file`);
     addStream(site, readFileSync(path, 'utf8'), basename(path), lazy);
   }
+  mergeCopies(site);
   return site;
+}
+
+/**
+ * The same object in two files of one site (a host generated into two phase folders) is one
+ * object: identical copies are counted once. Copies that differ are kept (intent-validate's
+ * duplicate rule names them) and said.
+ */
+function mergeCopies(site: Site): void {
+  const seen = new Map<string, KubeObject>();
+  const kept: KubeObject[] = [];
+  const where = (o: KubeObject): string => `${site.files.get(o) ?? site.source}:${o.sourceLine ?? 1}`;
+  for (const o of site.objects) {
+    const key = `${o.group}|${o.kind}|${o.namespace ?? ''}|${o.name}`;
+    const first = seen.get(key);
+    if (!first) {
+      seen.set(key, o);
+      kept.push(o);
+    } else if (first.body === o.body || sameData(first.data, o.data)) {
+      site.notes.push(`${o.id} at ${where(o)} is identical to ${where(first)}: counted once`);
+      site.files.delete(o);
+    } else {
+      site.notes.push(`${o.id} at ${where(o)} differs from ${where(first)}: both are kept; make them one`);
+      kept.push(o);
+    }
+  }
+  site.objects = kept;
+}
+
+/** Folders under `dir` (two levels) that hold a kustomization: the phase entry points of a site. */
+function entryPoints(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, depth: number): void => {
+    for (const e of readdirSync(d).sort()) {
+      const p = join(d, e);
+      if (e.startsWith('.') || !statSync(p).isDirectory()) continue;
+      if (KUSTOMIZATION_FILES.some((f) => existsSync(join(p, f)))) out.push(relative(dir, p).split('\\').join('/'));
+      if (depth < 2) walk(p, depth + 1);
+    }
+  };
+  walk(dir, 1);
+  return out;
+}
+
+/**
+ * An airshipctl site root: its kustomization lists only metadata.yaml, so it builds one
+ * ManifestMetadata and none of the site's manifests. Said, with the entry points to use instead.
+ */
+function siteRootCheck(site: Site, dir: string): void {
+  if (site.objects.length === 0 || !site.objects.every((o) => o.kind === 'ManifestMetadata' && o.group === 'airshipit.org')) return;
+  const phases = site.objects[0]!.get('spec.phase.path');
+  const points = entryPoints(dir);
+  throw new SiteError(
+    [
+      `site ${site.name}: ${dir} is an airshipctl site root: its kustomization builds only ManifestMetadata`,
+      typeof phases === 'string' ? ` (the phases are in ${phases})` : '',
+      ', none of the site\'s manifests. Pass the rendered output of its phases, or phase entry points',
+      points.length ? ` such as ${points.map((p) => join(dir, p)).join(', ')}` : '',
+      ' (NAME=PATH names them as one site each)',
+    ].join(''),
+  );
 }

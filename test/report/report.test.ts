@@ -113,7 +113,7 @@ describe('report contents', () => {
       site: 'site-d',
       status: 'expired',
       notAfter: '2020-09-28T17:03:12Z',
-      daysLeft: -246,
+      daysLeft: -245,
       file: 'kubeconfig/old-admin.yaml',
     });
     expect(r.certificates.find((c) => c.site === 'test-site' && c.daysLeft === 106)?.subject).toBe('O=system:masters, CN=kubernetes-admin');

@@ -6,7 +6,8 @@
  *              capm3 manager v0.5.0 -> v0.5.1), other addresses and MACs (meant to differ),
  *              node06 is now a Dell R750 (misses the worker profile), analytics x14 (over capacity)
  *   site-c     a missing phase (Phase workers-target and its Flux Kustomization removed; the plan
- *              still names it) and hosts renamed c-node0N (matched by role, not by name)
+ *              still names it) and hosts renamed c-node0N, in the host catalogue too (matched by
+ *              role, not by name)
  *   site-d     an expired certificate (an older kubeconfig) and an unencrypted BMC Secret
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -76,7 +77,7 @@ export function writeVariants(root: string): Record<'test-site' | 'site-b' | 'si
     /---\napiVersion: kustomize.toolkit.fluxcd.io\/v1\nkind: Kustomization\nmetadata:\n {2}name: deploy-gating-workers-target\n[\s\S]*?(?=---\n|$)/,
     '',
   );
-  for (const dir of ['hosts', 'hardware'])
+  for (const dir of ['hosts', 'hardware', 'catalogues'])
     walk(join(c, dir), (f) => {
       const t = readFileSync(f, 'utf8');
       writeFileSync(f, t.replace(/\bnode0(\d)/g, 'c-node0$1'));
