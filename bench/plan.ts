@@ -87,7 +87,16 @@ export function writeTree(dir: string, hosts: number, edited: boolean): void {
       const k = i % 100;
       if (edited && k === 3) continue; // 1% removed
       docs.push(
-        host(i, edited ? { online: k === 0 || k === 1 ? false : undefined, image: k === 2 ? 'http://images.example.com/ubuntu-24.04.qcow2' : undefined, password: k === 4 ? 'new' : undefined } : {}),
+        host(
+          i,
+          edited
+            ? {
+                online: k === 0 || k === 1 ? false : undefined,
+                image: k === 2 ? 'http://images.example.com/ubuntu-24.04.qcow2' : undefined,
+                password: k === 4 ? 'new' : undefined,
+              }
+            : {},
+        ),
       );
     }
     writeFileSync(join(dir, 'hosts', `part-${String(f).padStart(4, '0')}.yaml`), docs.join('---\n'));

@@ -33,7 +33,10 @@ function testcase(file: string, c: Case): string {
     const body = c.failures.map(findingLine).join('\n');
     parts.push(`      <failure type="${first.severity}" message="${xmlText(first.message)}">${xmlText(body)}</failure>`);
   }
-  if (c.other.length) parts.push(`      <system-out>${xmlText(c.other.map((f) => findingLine(f) + (f.suppressed ? ` (allowed: ${f.suppressed})` : '')).join('\n'))}</system-out>`);
+  if (c.other.length)
+    parts.push(
+      `      <system-out>${xmlText(c.other.map((f) => findingLine(f) + (f.suppressed ? ` (allowed: ${f.suppressed})` : '')).join('\n'))}</system-out>`,
+    );
   parts.push('    </testcase>');
   return parts.join('\n');
 }

@@ -81,7 +81,10 @@ function readOptions(argv: string[]): PlanOptions | 'help' {
   if (v.help) return 'help';
   if (!(FORMATS as readonly string[]).includes(v.format)) throw new UsageError(`--format ${v.format}: use ${FORMATS.join(', ')}`);
   const failOn: ImpactClass[] = [];
-  for (const c of v['fail-on'].flatMap((x) => x.split(',')).map((x) => x.trim()).filter(Boolean)) {
+  for (const c of v['fail-on']
+    .flatMap((x) => x.split(','))
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     if (!isImpactClass(c)) throw new UsageError(`--fail-on ${c}: not an impact class; use ${IMPACT_CLASSES.join(', ')}`);
     failOn.push(c);
   }
@@ -111,7 +114,13 @@ function pairs(opts: PlanOptions, io: CliIo): TreePair[] {
     const head = loadGitPath(range.head, repoPath, top, cwd);
     note(`${range.baseLabel}:${repoPath || '.'}`, base.skipped);
     note(`${range.headLabel}:${repoPath || '.'}`, head.skipped);
-    return { name: p, baseLabel: `${range.baseLabel}:${repoPath || '.'}`, headLabel: `${range.headLabel}:${repoPath || '.'}`, base: base.tree, head: head.tree };
+    return {
+      name: p,
+      baseLabel: `${range.baseLabel}:${repoPath || '.'}`,
+      headLabel: `${range.headLabel}:${repoPath || '.'}`,
+      base: base.tree,
+      head: head.tree,
+    };
   });
 }
 
@@ -124,7 +133,9 @@ function render(plan: Plan, format: Format): string {
     case 'sarif':
       return toSarif(PLAN_TOOL, planFindings(plan));
     case 'junit':
-      return toJUnit(PLAN_TOOL, planFindings(plan), [...new Set(plan.changes.map((c) => c.file).filter((f): f is string => f !== undefined))]);
+      return toJUnit(PLAN_TOOL, planFindings(plan), [
+        ...new Set(plan.changes.map((c) => c.file).filter((f): f is string => f !== undefined)),
+      ]);
     default:
       return renderText(plan);
   }

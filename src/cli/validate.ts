@@ -253,6 +253,8 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   else for (const f of sorted) if (!opts.quiet || f.severity === 'error') io.err(findingLine(f) + '\n');
   const count = (s: Finding['severity']): number => sorted.filter((f) => f.severity === s).length;
   const errors = count('error');
-  io.err(`${errors} error(s), ${count('warning')} warning(s), ${count('info')} info in ${objects} object(s) from ${files.length} file(s)\n`);
+  io.err(
+    `${errors} error(s), ${count('warning')} warning(s), ${count('info')} info in ${objects} object(s) from ${files.length} file(s)\n`,
+  );
   return errors > 0 ? 1 : 0;
 }

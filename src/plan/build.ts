@@ -23,11 +23,24 @@ export interface TreePair {
 }
 
 /** Host-scoped kinds of metal3.io named after their BareMetalHost. */
-const PER_HOST_KINDS = new Set(['HostFirmwareSettings', 'HostFirmwareComponents', 'HardwareData', 'PreprovisioningImage', 'DataImage', 'HostUpdatePolicy', 'FirmwareSchema']);
+const PER_HOST_KINDS = new Set([
+  'HostFirmwareSettings',
+  'HostFirmwareComponents',
+  'HardwareData',
+  'PreprovisioningImage',
+  'DataImage',
+  'HostUpdatePolicy',
+  'FirmwareSchema',
+]);
 
 function allowedClasses(e: Entry): Set<string> {
   const v = e.object.annotations[ALLOW_ANNOTATION];
-  return new Set((v ?? '').split(',').map((s) => s.trim()).filter(isImpactClass));
+  return new Set(
+    (v ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(isImpactClass),
+  );
 }
 
 function hostOf(ctx: RuleContext, e: Entry): string | undefined {
@@ -76,7 +89,9 @@ function dataOf(e: Entry): Record<string, unknown> {
   try {
     return e.object.data;
   } catch (err) {
-    throw new SiteError(`${e.file ?? e.object.id}${e.line ? `:${e.line}` : ''}: does not parse as YAML (${(err as Error).message.split('\n')[0]}): fix the document`);
+    throw new SiteError(
+      `${e.file ?? e.object.id}${e.line ? `:${e.line}` : ''}: does not parse as YAML (${(err as Error).message.split('\n')[0]}): fix the document`,
+    );
   }
 }
 
@@ -122,7 +137,9 @@ export function buildPlan(pairs: readonly TreePair[], failOn: readonly ImpactCla
       compareStrings(a.resource.namespace ?? '', b.resource.namespace ?? '') ||
       compareStrings(a.resource.name, b.resource.name),
   );
-  const failed = IMPACT_CLASSES.filter((c) => failOn.includes(c) && changes.some((x) => x.impacts.some((i) => i.class === c && !i.allowed)));
+  const failed = IMPACT_CLASSES.filter(
+    (c) => failOn.includes(c) && changes.some((x) => x.impacts.some((i) => i.class === c && !i.allowed)),
+  );
   return {
     apiVersion: PLAN_API_VERSION,
     kind: PLAN_KIND,

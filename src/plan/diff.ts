@@ -9,7 +9,8 @@ import { ALLOW_ANNOTATION } from './model.js';
 
 /** metadata the API server sets or tools add: changing them in Git changes nothing */
 const SERVER_METADATA = new Set(['uid', 'resourceVersion', 'generation', 'creationTimestamp', 'managedFields', 'selfLink']);
-const TOOL_ANNOTATION = /^(config\.kubernetes\.io\/|internal\.config\.kubernetes\.io\/|config\.k8s\.io\/|kustomize\.config\.k8s\.io\/|kubectl\.kubernetes\.io\/last-applied-configuration$)/;
+const TOOL_ANNOTATION =
+  /^(config\.kubernetes\.io\/|internal\.config\.kubernetes\.io\/|config\.k8s\.io\/|kustomize\.config\.k8s\.io\/|kubectl\.kubernetes\.io\/last-applied-configuration$)/;
 
 function inert(path: readonly string[]): boolean {
   if (path[0] === 'status') return true;

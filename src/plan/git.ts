@@ -27,9 +27,13 @@ export function repoTop(cwd: string): string {
 
 function commitOf(ref: string, cwd: string): string {
   try {
-    return git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], cwd).toString().trim();
+    return git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`], cwd)
+      .toString()
+      .trim();
   } catch {
-    throw new GitError(`--git: ${ref} is not a commit of this repository (a branch, tag or commit; for a pull request e.g. origin/main...HEAD)`);
+    throw new GitError(
+      `--git: ${ref} is not a commit of this repository (a branch, tag or commit; for a pull request e.g. origin/main...HEAD)`,
+    );
   }
 }
 
@@ -49,7 +53,9 @@ export function parseRange(spec: string, cwd: string): GitRange {
   if (three >= 0) {
     const a = spec.slice(0, three) || 'HEAD';
     const b = spec.slice(three + 3) || 'HEAD';
-    const base = git(['merge-base', commitOf(a, cwd), commitOf(b, cwd)], cwd).toString().trim();
+    const base = git(['merge-base', commitOf(a, cwd), commitOf(b, cwd)], cwd)
+      .toString()
+      .trim();
     return { base, head: commitOf(b, cwd), baseLabel: `merge-base(${a}, ${b})`, headLabel: b };
   }
   if (two >= 0) {

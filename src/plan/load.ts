@@ -33,11 +33,20 @@ export function loadPath(path: string, cwd = process.cwd()): { tree: Tree; skipp
  * `repoPath` of a commit (or of the work tree when `commit` is undefined); a path missing from
  * the commit is an empty tree (a site added or removed by the change).
  */
-export function loadGitPath(commit: string | undefined, repoPath: string, top: string, cwd = process.cwd()): { tree: Tree; skipped: string[] } {
+export function loadGitPath(
+  commit: string | undefined,
+  repoPath: string,
+  top: string,
+  cwd = process.cwd(),
+): { tree: Tree; skipped: string[] } {
   const index = (site: Site): { tree: Tree; skipped: string[] } => {
     // a single file is its own path; files of a folder are under it
     const inRepo = (rel: string): string => (site.mode === 'file' ? repoPath : posix.join(repoPath, toPosix(rel)));
-    const files = { display: (rel: string) => toPosix(relative(cwd, join(top, inRepo(rel)))) || '.', match: (rel: string) => `/${inRepo(rel)}`, repoRelative: true };
+    const files = {
+      display: (rel: string) => toPosix(relative(cwd, join(top, inRepo(rel)))) || '.',
+      match: (rel: string) => `/${inRepo(rel)}`,
+      repoRelative: true,
+    };
     return { tree: indexTree(site, files), skipped: [...site.skipped.map((s) => `skipped ${s}`), ...site.notes] };
   };
   if (commit === undefined) return index(loadSite(repoPath || '.', join(top, repoPath), { lazy: true }));

@@ -78,7 +78,8 @@ export function renderMarkdown(plan: Plan): string {
   const out = ['## baremetal-krm plan', '', plan.trees.map((t) => `\`${mdHtml(t.base)}\` → \`${mdHtml(t.head)}\``).join('<br>'), ''];
   out.push(`**${mdHtml(summaryLine(plan))}**`, '');
   if (plan.failed.length) out.push(`> **Fails \`--fail-on ${plan.failed.join(',')}\`**`, '');
-  else if (plan.failOn.length) out.push(`> No change of a \`--fail-on\` class (${plan.failOn.join(', ')}) without an allow annotation.`, '');
+  else if (plan.failOn.length)
+    out.push(`> No change of a \`--fail-on\` class (${plan.failOn.join(', ')}) without an allow annotation.`, '');
   const counted = plan.summary.filter((s) => s.changes > 0);
   if (counted.length) {
     out.push('| impact | changes | what it means |', '| --- | ---: | --- |');

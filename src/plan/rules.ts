@@ -3,7 +3,7 @@
  * Flux Kustomizations, Namespaces, host firmware objects, and the generic rule for the rest.
  * Removals first ask what Flux does with the object (prune), from the tree's own Kustomizations.
  */
-import { type KubeObject } from '../krm/index.js';
+import type { KubeObject } from '../krm/index.js';
 import { isSensitiveKey } from '../secrets/redact.js';
 import { pathText, under } from './diff.js';
 import { type Found, hostAdded, hostChanged, hostDeleted } from './rules-host.js';
@@ -43,7 +43,10 @@ export function removalFate(ctx: RuleContext, e: Entry): { deleted: boolean; why
   if (!owner) return { deleted: true, why: 'assumed pruned: no Flux Kustomization of the tree applies it' };
   const name = `Kustomization ${owner.entry.object.name}`;
   const now = ctx.head.entries.get(identity(owner.entry.object));
-  if (!now) return owner.prune ? { deleted: true, why: `${name} removed with prune: true` } : { deleted: false, why: `left in the cluster: ${name} (removed) had prune: false` };
+  if (!now)
+    return owner.prune
+      ? { deleted: true, why: `${name} removed with prune: true` }
+      : { deleted: false, why: `left in the cluster: ${name} (removed) had prune: false` };
   return now.object.get('spec.prune') === true
     ? { deleted: true, why: `pruned by ${name}` }
     : { deleted: false, why: `left in the cluster: ${name} has prune: false` };
@@ -63,8 +66,12 @@ function secretChanged(ctx: RuleContext, o: KubeObject, paths: string[][]): Foun
   const out: Found[] = [];
   for (const u of uses) {
     if (u.role === 'bmc-credentials')
-      out.push({ class: 'credential-rotation', reason: `BMC credentials of host ${u.host} changed (${what}; values not shown): BMO registers the host again with them` });
-    else out.push({ class: 'next-provisioning', reason: `${u.role} of host ${u.host} changed (${what}): used at its next provisioning only` });
+      out.push({
+        class: 'credential-rotation',
+        reason: `BMC credentials of host ${u.host} changed (${what}; values not shown): BMO registers the host again with them`,
+      });
+    else
+      out.push({ class: 'next-provisioning', reason: `${u.role} of host ${u.host} changed (${what}): used at its next provisioning only` });
   }
   if (uses.length === 0) out.push({ class: 'credential-rotation', reason: `Secret data changed (${what}; values not shown)` });
   return out;
@@ -75,12 +82,17 @@ function kustomizationChanged(before: KubeObject, after: KubeObject, paths: stri
   const text = (o: KubeObject, f: string): string => JSON.stringify(o.get(`spec.${f}`) ?? null);
   for (const f of ['dependsOn', 'path', 'sourceRef', 'targetNamespace'])
     if (paths.some((p) => under(p, 'spec', f)))
-      out.push({ class: 'ordering-change', reason: `spec.${f} ${text(before, f)} -> ${text(after, f)}: Flux applies ${f === 'dependsOn' ? 'in another order' : f === 'targetNamespace' ? 'into another namespace (and prunes the old copies)' : 'other manifests'}` });
+      out.push({
+        class: 'ordering-change',
+        reason: `spec.${f} ${text(before, f)} -> ${text(after, f)}: Flux applies ${f === 'dependsOn' ? 'in another order' : f === 'targetNamespace' ? 'into another namespace (and prunes the old copies)' : 'other manifests'}`,
+      });
   const pruneWas = before.get('spec.prune') === true;
   const pruneNow = after.get('spec.prune') === true;
-  if (!pruneWas && pruneNow) out.push({ class: 'deletion', reason: 'prune: true: Flux now deletes what it applied earlier and is no longer in its path' });
+  if (!pruneWas && pruneNow)
+    out.push({ class: 'deletion', reason: 'prune: true: Flux now deletes what it applied earlier and is no longer in its path' });
   if (pruneWas && !pruneNow) out.push({ class: 'config-change', reason: 'prune: false: Flux no longer deletes what leaves its path' });
-  if (before.get('spec.suspend') !== true && after.get('spec.suspend') === true) out.push({ class: 'config-change', reason: 'suspend: true: Flux stops applying it' });
+  if (before.get('spec.suspend') !== true && after.get('spec.suspend') === true)
+    out.push({ class: 'config-change', reason: 'suspend: true: Flux stops applying it' });
   return out;
 }
 
@@ -95,7 +107,10 @@ function ownedBy(ctx: RuleContext, k: KubeObject): Entry[] {
 
 function cascadeText(list: Entry[], whose: string): { hosts: number; text: string } {
   const hosts = list.filter((e) => isHost(e.object)).length;
-  return { hosts, text: `${whose} ${list.length} object(s) of this tree${hosts ? `, ${hosts} BareMetalHost(s) among them (deprovisioned)` : ''}` };
+  return {
+    hosts,
+    text: `${whose} ${list.length} object(s) of this tree${hosts ? `, ${hosts} BareMetalHost(s) among them (deprovisioned)` : ''}`,
+  };
 }
 
 function removed(ctx: RuleContext, e: Entry): Found[] {
@@ -119,19 +134,32 @@ function removed(ctx: RuleContext, e: Entry): Found[] {
 function added(o: KubeObject): Found[] {
   if (o.isLocalConfig()) return [{ class: 'no-runtime-effect', reason: 'new local-config document: never applied' }];
   if (isHost(o)) return hostAdded(o);
-  if (isFluxKustomization(o)) return [{ class: 'config-change', reason: `new Flux Kustomization: Flux starts applying ${JSON.stringify(o.get('spec.path') ?? '.')}` }];
+  if (isFluxKustomization(o))
+    return [
+      { class: 'config-change', reason: `new Flux Kustomization: Flux starts applying ${JSON.stringify(o.get('spec.path') ?? '.')}` },
+    ];
   return [{ class: 'config-change', reason: 'created' }];
 }
 
 function changed(ctx: RuleContext, before: KubeObject, after: KubeObject, paths: string[][]): Found[] {
   if (paths.length === 0) return [{ class: 'no-runtime-effect', reason: 'only formatting, status or tool annotations changed' }];
-  if (after.isLocalConfig() && before.isLocalConfig()) return [{ class: 'no-runtime-effect', reason: 'local-config document: never applied' }];
+  if (after.isLocalConfig() && before.isLocalConfig())
+    return [{ class: 'no-runtime-effect', reason: 'local-config document: never applied' }];
   let out: Found[] = [];
   if (isHost(after)) out = hostChanged(before, after, paths);
   else if (isSecret(after)) out = secretChanged(ctx, after, paths);
   else if (isFluxKustomization(after)) out = kustomizationChanged(before, after, paths);
-  else if (after.group === 'metal3.io' && (after.kind === 'HostFirmwareSettings' || after.kind === 'HostFirmwareComponents') && paths.some((p) => p[0] === 'spec'))
-    out = [{ class: 'next-provisioning', reason: `${after.kind} of host ${after.name} changed: applied when the host is next prepared (provisioning, or a reboot under HostUpdatePolicy onReboot)` }];
+  else if (
+    after.group === 'metal3.io' &&
+    (after.kind === 'HostFirmwareSettings' || after.kind === 'HostFirmwareComponents') &&
+    paths.some((p) => p[0] === 'spec')
+  )
+    out = [
+      {
+        class: 'next-provisioning',
+        reason: `${after.kind} of host ${after.name} changed: applied when the host is next prepared (provisioning, or a reboot under HostUpdatePolicy onReboot)`,
+      },
+    ];
   if (out.length === 0) out = [{ class: 'config-change', reason: `${fieldList(paths, isSecret(after))} changed` }];
   return out;
 }

@@ -350,7 +350,16 @@ function catalogueOnlyHosts(site: Site, known: readonly HostRow[], roleLabel: st
       for (const [node, h] of Object.entries(members)) {
         if (names.has(node) || !isObj(h)) continue;
         names.add(node);
-        const row: HostRow = { site: site.name, name: node, kind: 'host catalogue', disks: [], diskCount: 0, nicCount: 0, profiles: [], profileStatus: 'none' };
+        const row: HostRow = {
+          site: site.name,
+          name: node,
+          kind: 'host catalogue',
+          disks: [],
+          diskCount: 0,
+          nicCount: 0,
+          profiles: [],
+          profileStatus: 'none',
+        };
         const role = isObj(h.labels) ? str(h.labels[roleLabel]) : undefined;
         if (role) row.role = role;
         Object.assign(row, locate(site, o));
@@ -466,7 +475,17 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
       ...opts.intent.rules,
     },
   };
-  const g: Gathered = { summaries: [], certificates: [], hosts: [], security: [], capacity: [], inputs: [], workloads: new Map(), errors: 0, capacityFindings: 0 };
+  const g: Gathered = {
+    summaries: [],
+    certificates: [],
+    hosts: [],
+    security: [],
+    capacity: [],
+    inputs: [],
+    workloads: new Map(),
+    errors: 0,
+    capacityFindings: 0,
+  };
   for (const site of sites) await gatherSite(site, spec, opts, g);
   const siteNames = sites.map((s) => s.name);
   const mix = sortRows(g, siteNames);

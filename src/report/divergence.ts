@@ -149,9 +149,14 @@ function flatten(f: Flattener, o: KubeObject, data: unknown, extra: Record<strin
   const kind = o.kind;
   const isSecret = kind === 'Secret' && o.apiVersion === 'v1';
   const ignored = (path: string[]): boolean => f.patterns.some((p) => (!p.kind || p.kind === kind) && matches(p.segs, path));
-  const put = (path: string[], show: string, cmp: string): void => void values.set(pathText(path), { cmp, show });
+  const put = (path: string[], show: string, cmp: string): void => {
+    values.set(pathText(path), { cmp, show });
+  };
   const visitList = (v: unknown[], path: string[], hidden: boolean): void => {
-    if (v.length === 0) return put(path, '[]', '[]');
+    if (v.length === 0) {
+      put(path, '[]', '[]');
+      return;
+    }
     const named = v.every((x) => isObj(x) && (typeof x.name === 'string' || typeof x.id === 'string'));
     const keys = named ? v.map((x) => String((x as Obj).name ?? (x as Obj).id)) : [];
     if (named && new Set(keys).size === keys.length) {
@@ -170,7 +175,8 @@ function flatten(f: Flattener, o: KubeObject, data: unknown, extra: Record<strin
     }
     if (v.every((x) => typeof x !== 'object' || x === null)) {
       const shown = v.map((x) => (typeof x === 'string' ? redactString(x).text : x));
-      return put(path, JSON.stringify(shown), JSON.stringify(shown.map((x) => (typeof x === 'string' ? f.mask(x) : x))));
+      put(path, JSON.stringify(shown), JSON.stringify(shown.map((x) => (typeof x === 'string' ? f.mask(x) : x))));
+      return;
     }
     v.forEach((x, i) => visit(x, [...path, `[${i}]`], hidden));
   };
@@ -179,17 +185,30 @@ function flatten(f: Flattener, o: KubeObject, data: unknown, extra: Record<strin
     if (path.length === 2 && path[0] === 'metadata' && path[1] === 'name') return;
     if (hidden) {
       // presence only, whatever the type: a number, a list or a map under `password` is a secret too
-      const s = typeof v === 'string' && v.trimStart().startsWith('ENC[') ? '(encrypted)' : v === null || v === '' ? JSON.stringify(v) : '(set)';
-      return put(path, s, s);
+      const s =
+        typeof v === 'string' && v.trimStart().startsWith('ENC[') ? '(encrypted)' : v === null || v === '' ? JSON.stringify(v) : '(set)';
+      put(path, s, s);
+      return;
     }
     if (typeof v === 'string') {
       const r = redactString(v);
-      return r.redacted ? put(path, r.text, r.text) : put(path, JSON.stringify(r.text), JSON.stringify(f.mask(r.text)));
+      if (r.redacted) put(path, r.text, r.text);
+      else put(path, JSON.stringify(r.text), JSON.stringify(f.mask(r.text)));
+      return;
     }
-    if (typeof v !== 'object' || v === null) return put(path, JSON.stringify(v), JSON.stringify(v));
-    if (Array.isArray(v)) return visitList(v, path, hidden);
+    if (typeof v !== 'object' || v === null) {
+      put(path, JSON.stringify(v), JSON.stringify(v));
+      return;
+    }
+    if (Array.isArray(v)) {
+      visitList(v, path, hidden);
+      return;
+    }
     const entries = Object.entries(v as Obj);
-    if (entries.length === 0) return put(path, '{}', '{}');
+    if (entries.length === 0) {
+      put(path, '{}', '{}');
+      return;
+    }
     for (const [k, x] of entries) visitField(k, x, path, hidden);
   };
   const visitField = (k: string, x: unknown, path: string[], hidden: boolean): void => {
@@ -238,13 +257,19 @@ function secretOwners(site: SiteInput, hostKey: Map<KubeObject, string>): Map<st
       ['metaData', ...ref(spec.metaData)],
       ['bmc credentials', isObj(spec.bmc) ? spec.bmc.credentialsName : undefined, undefined],
     ];
-    for (const [what, n, ns] of refs) if (typeof n === 'string') owners.set(`${typeof ns === 'string' ? ns : (h.namespace ?? '')}/${n}`, `${key} ${what} Secret`);
+    for (const [what, n, ns] of refs)
+      if (typeof n === 'string') owners.set(`${typeof ns === 'string' ? ns : (h.namespace ?? '')}/${n}`, `${key} ${what} Secret`);
   }
   return owners;
 }
 
 /** Identities and flattened values of one site. */
-function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[], multiNs: ReadonlySet<string>): Map<string, { kind: string; name: string; flat: Flat }> {
+function siteIndex(
+  site: SiteInput,
+  opts: DivergenceOptions,
+  patterns: Pattern[],
+  multiNs: ReadonlySet<string>,
+): Map<string, { kind: string; name: string; flat: Flat }> {
   const out = new Map<string, { kind: string; name: string; flat: Flat }>();
   const f = flattener(site, opts, patterns);
   const hostKey = hostKeys(site, opts);
@@ -255,7 +280,8 @@ function siteIndex(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
     if (hostObjects.has(o)) id = hostKey.get(o)!;
     else if (o.kind === 'HardwareData' || o.kind === 'HardwareInventory')
       continue; // folded into its host
-    else if (o.kind === 'Secret' && secretOwner.has(`${o.namespace ?? ''}/${o.name}`)) id = secretOwner.get(`${o.namespace ?? ''}/${o.name}`)!;
+    else if (o.kind === 'Secret' && secretOwner.has(`${o.namespace ?? ''}/${o.name}`))
+      id = secretOwner.get(`${o.namespace ?? ''}/${o.name}`)!;
     else if (multiNs.has(`${o.kind}|${o.name}`)) id = `${o.kind} ${o.namespace ?? '-'}/${o.name || '(no name)'}`;
     else id = `${o.kind} ${o.name || '(no name)'}`;
     if (out.has(id)) id = `${o.kind} ${o.namespace ?? '-'}/${o.name || '(no name)'}`;

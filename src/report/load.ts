@@ -193,7 +193,7 @@ function siteRootCheck(site: Site, dir: string): void {
     [
       `site ${site.name}: ${dir} is an airshipctl site root: its kustomization builds only ManifestMetadata`,
       typeof phases === 'string' ? ` (the phases are in ${phases})` : '',
-      ', none of the site\'s manifests. Pass the rendered output of its phases, or phase entry points',
+      ", none of the site's manifests. Pass the rendered output of its phases, or phase entry points",
       points.length ? ` such as ${points.map((p) => join(dir, p)).join(', ')}` : '',
       ' (NAME=PATH names them as one site each)',
     ].join(''),

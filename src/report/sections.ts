@@ -83,7 +83,17 @@ function certificatesSection(r: Report): Section {
         table: {
           headers: ['days left', 'status', 'site', 'resource', 'field', 'subject', 'issuer', 'not after', 'file'],
           numeric: [0],
-          rows: r.certificates.map((c) => [c.daysLeft, c.status, c.site, resText(c.resource), c.field, c.subject, c.issuer, c.notAfter, c.file ?? '']),
+          rows: r.certificates.map((c) => [
+            c.daysLeft,
+            c.status,
+            c.site,
+            resText(c.resource),
+            c.field,
+            c.subject,
+            c.issuer,
+            c.notAfter,
+            c.file ?? '',
+          ]),
         },
       },
     ],
@@ -106,7 +116,11 @@ function hostsTable(r: Report): Table {
       h.disks.join(', '),
       h.hardwareSource ? h.nicCount : '',
       h.biosVersion ?? '',
-      h.profiles.length ? h.profiles.map((p) => `${p.name} ${p.matched ? 'ok' : 'MISMATCH'}`).join(', ') : h.profileStatus === 'none' ? '(none)' : '',
+      h.profiles.length
+        ? h.profiles.map((p) => `${p.name} ${p.matched ? 'ok' : 'MISMATCH'}`).join(', ')
+        : h.profileStatus === 'none'
+          ? '(none)'
+          : '',
       h.kind === 'host catalogue' ? '(host catalogue only)' : (h.hardwareSource ?? '(no inventory)'),
     ]),
   };
@@ -123,11 +137,17 @@ function hardwareSection(r: Report): Section {
       .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
       .map(([m, n]) => `${n}x ${m}`)
       .join(', ') || 'no hosts';
-  const notes = [`${r.hardware.hosts.length} host(s); ${unmatched.length} match none of their profiles, ${noProfile} have no profile`, `overall: ${mixText}`];
+  const notes = [
+    `${r.hardware.hosts.length} host(s); ${unmatched.length} match none of their profiles, ${noProfile} have no profile`,
+    `overall: ${mixText}`,
+  ];
   if (catalogued) notes.push(`${catalogued} host(s) only in a host catalogue (no BareMetalHost or inventory yet)`);
   const tables: Section['tables'] = [
     { caption: 'Hosts', table: hostsTable(r) },
-    { caption: 'Hardware mix per site', table: { headers: ['site', 'model', 'hosts'], numeric: [2], rows: r.hardware.mix.map((m) => [m.site, m.model, m.hosts]) } },
+    {
+      caption: 'Hardware mix per site',
+      table: { headers: ['site', 'model', 'hosts'], numeric: [2], rows: r.hardware.mix.map((m) => [m.site, m.model, m.hosts]) },
+    },
   ];
   if (unmatched.length)
     tables.push({
@@ -135,7 +155,9 @@ function hardwareSection(r: Report): Section {
       table: {
         headers: ['site', 'host', 'profile', 'why'],
         numeric: [],
-        rows: unmatched.flatMap((h) => h.profiles.filter((p) => !p.matched).map((p) => [h.site, h.name, `${p.kind} ${p.name}`, p.failures.join('; ')] as Cell[])),
+        rows: unmatched.flatMap((h) =>
+          h.profiles.filter((p) => !p.matched).map((p) => [h.site, h.name, `${p.kind} ${p.name}`, p.failures.join('; ')] as Cell[]),
+        ),
       },
     });
   return { id: 'hardware', title: 'Hardware', notes, tables };
@@ -159,7 +181,8 @@ function divergenceSection(r: Report): Section {
           rows: r.divergence.flatMap((e) => {
             const rows: Cell[][] = [];
             if (e.missingIn.length) rows.push([e.identity, '(resource)', ...siteNames.map((s) => ofSite(e.names, s)?.name ?? '(missing)')]);
-            for (const f of e.fields) rows.push([e.identity, f.path, ...siteNames.map((s) => divergenceValue(e, s, ofSite(f.values, s)?.value ?? null))]);
+            for (const f of e.fields)
+              rows.push([e.identity, f.path, ...siteNames.map((s) => divergenceValue(e, s, ofSite(f.values, s)?.value ?? null))]);
             return rows;
           }),
         },
@@ -170,9 +193,13 @@ function divergenceSection(r: Report): Section {
 
 function workloadsSection(r: Report): Section {
   const siteNames = r.sites.map((s) => s.name);
-  const notes = [`${r.workloads.length} workload(s) and Flux object(s), ${r.workloads.filter((w) => w.differs).length} differ between sites`];
+  const notes = [
+    `${r.workloads.length} workload(s) and Flux object(s), ${r.workloads.filter((w) => w.differs).length} differ between sites`,
+  ];
   if (r.workloads.some((w) => w.versions.some((v) => v.version?.includes('?'))))
-    notes.push('? = not set in the manifest: a chart without name or version source, a Flux object without sourceRef, a workload without image');
+    notes.push(
+      '? = not set in the manifest: a chart without name or version source, a Flux object without sourceRef, a workload without image',
+    );
   return {
     id: 'workloads',
     title: 'Workloads',
@@ -223,7 +250,18 @@ function capacitySection(r: Report): Section {
     tables: [
       {
         table: {
-          headers: ['site', 'role', 'hosts', 'wanted', 'CPU requested', 'CPU available', 'memory requested GiB', 'memory available GiB', 'no inventory', 'over'],
+          headers: [
+            'site',
+            'role',
+            'hosts',
+            'wanted',
+            'CPU requested',
+            'CPU available',
+            'memory requested GiB',
+            'memory available GiB',
+            'no inventory',
+            'over',
+          ],
           numeric: [2, 3, 4, 5, 6, 7, 8],
           rows: r.capacity.map((c) => [
             c.site,
@@ -244,7 +282,15 @@ function capacitySection(r: Report): Section {
 }
 
 export function sections(r: Report): Section[] {
-  return [sitesSection(r), certificatesSection(r), hardwareSection(r), divergenceSection(r), workloadsSection(r), securitySection(r), capacitySection(r)];
+  return [
+    sitesSection(r),
+    certificatesSection(r),
+    hardwareSection(r),
+    divergenceSection(r),
+    workloadsSection(r),
+    securitySection(r),
+    capacitySection(r),
+  ];
 }
 
 /** `FAIL expired-certs (2)` lines for broken thresholds. */

@@ -116,7 +116,7 @@ export function checkCertificates(
       if (notAfter < opts.now)
         findings.push({
           rule: 'certificate-expired',
-          message: `${who} expired on ${na} (${daysLeft < 0 ? `${-daysLeft} days ago` : 'less than a day ago'}): renew it and commit the new certificate`,
+          message: `${who} expired on ${na} (${Math.abs(daysLeft)} days ago): renew it and commit the new certificate`,
           object: o,
           field: dotted(path),
           path,

@@ -35,7 +35,18 @@ export function expectValidSarif(text: string): SarifLog {
 export interface SarifLog {
   version: string;
   runs: {
-    tool: { driver: { name: string; rules: { id: string; shortDescription: { text: string }; fullDescription: { text: string }; help: { text: string }; defaultConfiguration: { level: string } }[] } };
+    tool: {
+      driver: {
+        name: string;
+        rules: {
+          id: string;
+          shortDescription: { text: string };
+          fullDescription: { text: string };
+          help: { text: string };
+          defaultConfiguration: { level: string };
+        }[];
+      };
+    };
     results: {
       ruleId: string;
       level: string;
@@ -63,7 +74,12 @@ export function parseJUnit(text: string): { cases: JUnitCase[]; tests: number; f
     const r = spawnSync(xmllint, ['--noout', '-'], { input: text, encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
   }
-  const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', textNodeName: 'text', isArray: (n) => n === 'testsuite' || n === 'testcase' }).parse(text) as {
+  const doc = new XMLParser({
+    ignoreAttributes: false,
+    attributeNamePrefix: '',
+    textNodeName: 'text',
+    isArray: (n) => n === 'testsuite' || n === 'testcase',
+  }).parse(text) as {
     testsuites: { tests: string; failures: string; testsuite?: { testcase: Record<string, unknown>[] }[] };
   };
   const cases: JUnitCase[] = [];

@@ -26,7 +26,15 @@ describe('report in CI', () => {
     expect(r.code).toBe(1);
     const doc = expectValidSarif(r.out);
     const run0 = doc.runs[0]!;
-    expect(run0.tool.driver.rules.map((x) => x.id)).toEqual(['expired-certs', 'expiring-certs', 'unencrypted-secrets', 'insecure-bmc', 'unmatched-hosts', 'over-capacity', 'divergence']);
+    expect(run0.tool.driver.rules.map((x) => x.id)).toEqual([
+      'expired-certs',
+      'expiring-certs',
+      'unencrypted-secrets',
+      'insecure-bmc',
+      'unmatched-hosts',
+      'over-capacity',
+      'divergence',
+    ]);
     const expired = run0.results.filter((x) => x.ruleId === 'expired-certs');
     expect(expired).toHaveLength(1);
     expect(expired[0]!.level).toBe('error');
@@ -34,7 +42,9 @@ describe('report in CI', () => {
       artifactLocation: { uri: '.e2e-out/report-formats/sites/site-d/kubeconfig/old-admin.yaml', uriBaseId: '%SRCROOT%' },
       region: { startLine: 1 },
     });
-    expect(run0.results.filter((x) => x.ruleId === 'unencrypted-secrets').every((x) => x.level === 'warning' || x.level === 'error')).toBe(true);
+    expect(run0.results.filter((x) => x.ruleId === 'unencrypted-secrets').every((x) => x.level === 'warning' || x.level === 'error')).toBe(
+      true,
+    );
     expect(run0.results.some((x) => x.ruleId === 'divergence')).toBe(true);
     expect(r.err).toContain('threshold broken: --fail-on expired-certs');
   });
@@ -43,7 +53,9 @@ describe('report in CI', () => {
     const r = await run(['--format', 'junit', '--fail-on', 'expired-certs', ...args()]);
     const j = parseJUnit(r.out);
     const failed = j.cases.filter((c) => c.failure);
-    expect(failed.map((c) => [c.classname.replace(/^.*sites\//, ''), c.name])).toEqual([['site-d/kubeconfig/old-admin.yaml', 'expired-certs']]);
+    expect(failed.map((c) => [c.classname.replace(/^.*sites\//, ''), c.name])).toEqual([
+      ['site-d/kubeconfig/old-admin.yaml', 'expired-certs'],
+    ]);
     expect(failed[0]!.failure!.message).toContain('expired 245 day(s) ago');
   });
 });

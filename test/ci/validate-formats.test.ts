@@ -20,7 +20,10 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 async function validate(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
-  const code = await runValidate(['--config', join(testdata, 'certificates/fn-config.yaml'), ...argv], { out: (s) => void (out += s), err: (s) => void (err += s) });
+  const code = await runValidate(['--config', join(testdata, 'certificates/fn-config.yaml'), ...argv], {
+    out: (s) => void (out += s),
+    err: (s) => void (err += s),
+  });
   return { code, out, err };
 }
 

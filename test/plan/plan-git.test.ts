@@ -16,7 +16,11 @@ const repo = join(repoRoot, '.e2e-out/plan-git/repo');
 const caseRoot = join(repoRoot, '.e2e-out/plan-git/cases');
 
 function git(...args: string[]): string {
-  const r = spawnSync('git', args, { cwd: repo, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z' } });
+  const r = spawnSync('git', args, {
+    cwd: repo,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z' },
+  });
   if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
   return r.stdout.trim();
 }
@@ -34,7 +38,8 @@ async function plan(argv: string[], cwd = repo): Promise<{ code: number; out: st
   }
 }
 
-const summary = (p: Plan): string[] => p.changes.map((c) => `${c.action} ${c.resource.kind}/${c.resource.name} ${c.class}: ${c.reason}`).sort();
+const summary = (p: Plan): string[] =>
+  p.changes.map((c) => `${c.action} ${c.resource.kind}/${c.resource.name} ${c.class}: ${c.reason}`).sort();
 
 /** Replaces the site in the repository by a case's head tree and commits it. */
 function commitTree(dir: string, message: string): void {
@@ -77,7 +82,9 @@ describe('plan --git', () => {
       file: 'sites/east/site/hosts/node01.yaml',
       line: 1,
     });
-    expect(viaGit.trees).toEqual([{ name: 'sites/east', base: 'main:sites/east', head: 'change:sites/east', objects: { base: 34, head: 31 } }]);
+    expect(viaGit.trees).toEqual([
+      { name: 'sites/east', base: 'main:sites/east', head: 'change:sites/east', objects: { base: 34, head: 31 } },
+    ]);
     git('checkout', '-q', '--', '.');
   });
 
@@ -96,7 +103,11 @@ describe('plan --git', () => {
     const wt = await plan(['--git', 'main~1', '--format', 'json', 'sites/east']);
     const p = JSON.parse(wt.out) as Plan;
     expect(p.trees[0]!.head).toBe('work tree:sites/east');
-    expect(summary(p).filter((s) => s.includes('node03') || s.includes('node04')).map((s) => s.split(':')[0])).toEqual([
+    expect(
+      summary(p)
+        .filter((s) => s.includes('node03') || s.includes('node04'))
+        .map((s) => s.split(':')[0]),
+    ).toEqual([
       'changed BareMetalHost/node04 power-off',
       'removed BareMetalHost/node03 deprovision',
       'removed Secret/node03-bmc-secret deletion',

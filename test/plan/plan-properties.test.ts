@@ -50,7 +50,8 @@ function layout(name: string, where: number[], keep: boolean[], edits: boolean[]
   return dir;
 }
 
-const plan = (a: string, b: string) => buildPlan([{ name: b, baseLabel: a, headLabel: b, base: loadPath(a).tree, head: loadPath(b).tree }], []);
+const plan = (a: string, b: string) =>
+  buildPlan([{ name: b, baseLabel: a, headLabel: b, base: loadPath(a).tree, head: loadPath(b).tree }], []);
 
 describe('plan properties', () => {
   it('spreading the same documents over other files plans nothing', () => {
@@ -69,12 +70,25 @@ describe('plan properties', () => {
     const bools = fc.array(fc.boolean(), { minLength: DOCS.length, maxLength: DOCS.length });
     fc.assert(
       fc.property(bools, bools, (keep, edits) => {
-        const a = layout('a', DOCS.map(() => 0), DOCS.map(() => true), DOCS.map(() => false));
-        const b = layout('b', DOCS.map(() => 1), keep, edits);
+        const a = layout(
+          'a',
+          DOCS.map(() => 0),
+          DOCS.map(() => true),
+          DOCS.map(() => false),
+        );
+        const b = layout(
+          'b',
+          DOCS.map(() => 1),
+          keep,
+          edits,
+        );
         const forward = plan(a, b);
         const back = plan(b, a);
         const ids = (p: typeof forward, action: string): string[] =>
-          p.changes.filter((c) => c.action === action).map((c) => `${c.resource.kind}/${c.resource.namespace}/${c.resource.name}`).sort();
+          p.changes
+            .filter((c) => c.action === action)
+            .map((c) => `${c.resource.kind}/${c.resource.namespace}/${c.resource.name}`)
+            .sort();
         expect(ids(forward, 'removed')).toEqual(ids(back, 'added'));
         expect(ids(forward, 'added')).toEqual(ids(back, 'removed'));
         expect(ids(forward, 'changed')).toEqual(ids(back, 'changed'));

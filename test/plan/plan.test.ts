@@ -24,7 +24,7 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-export async function plan(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+async function plan(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
   const code = await runPlan(argv, { out: (s) => void (out += s), err: (s) => void (err += s) });
@@ -49,9 +49,15 @@ describe('plan: one case per impact class, class and reason asserted', () => {
       expect(r.code, r.err).toBe(0);
       const p = JSON.parse(r.out) as Plan;
       for (const e of c.expect) {
-        const found = p.changes.find((x) => `${x.resource.kind}/${x.resource.namespace ? x.resource.namespace + '/' : ''}${x.resource.name}` === e.resource);
+        const found = p.changes.find(
+          (x) => `${x.resource.kind}/${x.resource.namespace ? x.resource.namespace + '/' : ''}${x.resource.name}` === e.resource,
+        );
         expect(found, `${e.resource} in ${p.changes.map((x) => x.resource.name).join(', ')}`).toBeDefined();
-        expect({ action: found!.action, class: found!.class, reason: found!.reason }).toEqual({ action: e.action, class: e.class, reason: e.reason });
+        expect({ action: found!.action, class: found!.class, reason: found!.reason }).toEqual({
+          action: e.action,
+          class: e.class,
+          reason: e.reason,
+        });
       }
       const text = await plan(sides(c.name));
       golden(`${c.name}.txt`, text.out);
@@ -90,7 +96,13 @@ describe('plan: outputs', () => {
     golden('host-removed.json', r.out);
     const p = JSON.parse(r.out) as Plan;
     expect(p.summary.map((s) => s.class)).toEqual([...IMPACT_CLASSES]);
-    expect(p.changes[0]).toMatchObject({ action: 'removed', class: 'deprovision', host: 'node01', file: expect.stringMatching(/site\/hosts\/node01\.yaml$/), line: 1 });
+    expect(p.changes[0]).toMatchObject({
+      action: 'removed',
+      class: 'deprovision',
+      host: 'node01',
+      file: expect.stringMatching(/site\/hosts\/node01\.yaml$/),
+      line: 1,
+    });
   });
 
   it('SARIF is valid SARIF 2.1.0 with rule metadata, repository-relative locations and stable fingerprints', async () => {
@@ -105,7 +117,8 @@ describe('plan: outputs', () => {
         expect(res.locations?.[0]?.physicalLocation?.region?.startLine).toBeGreaterThan(0);
       }
     }
-    const removed = expectValidSarif((await plan(['--format', 'sarif', '--fail-on', 'deprovision', ...sides('allowed')])).out).runs[0]!.results;
+    const removed = expectValidSarif((await plan(['--format', 'sarif', '--fail-on', 'deprovision', ...sides('allowed')])).out).runs[0]!
+      .results;
     expect(removed.filter((x) => x.ruleId === 'deprovision').map((x) => [x.level, x.suppressions?.length ?? 0])).toEqual([
       ['warning', 1],
       ['error', 0],

@@ -4,7 +4,7 @@
  * JSON lists that survive any site name, HTML escaped in Markdown. Inputs are in
  * test/report/cases/ (hand-written, no upstream data).
  */
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../golden.js';

@@ -98,4 +98,3 @@ describe('unreadable sites and outputs exit 2, not 1', () => {
     }
   });
 });
-

@@ -40,16 +40,23 @@ describe('report: reading sites as committed', () => {
       [report.sites[0]!.objects, 6],
     ]);
     expect(report.divergence).toEqual([]);
-    expect(r.err).toContain('site twice: BareMetalHost/target-infra/node01 at hosts/node01.yaml:1 is identical to ephemeral/node01.yaml:1: counted once');
+    expect(r.err).toContain(
+      'site twice: BareMetalHost/target-infra/node01 at hosts/node01.yaml:1 is identical to ephemeral/node01.yaml:1: counted once',
+    );
   });
 
   it('copies that differ are both kept and said', async () => {
     const differ = join(root, 'differ');
     cpSync(sites['test-site']!, differ, { recursive: true });
     mkdirSync(join(differ, 'ephemeral'));
-    writeFileSync(join(differ, 'ephemeral/node01.yaml'), readFileSync(join(differ, 'hosts/node01.yaml'), 'utf8').replace('online: false', 'online: true'));
+    writeFileSync(
+      join(differ, 'ephemeral/node01.yaml'),
+      readFileSync(join(differ, 'hosts/node01.yaml'), 'utf8').replace('online: false', 'online: true'),
+    );
     const r = await run(['--format', 'json', '--now', NOW, differ]);
-    expect(r.err).toContain('BareMetalHost/target-infra/node01 at hosts/node01.yaml:1 differs from ephemeral/node01.yaml:1: both are kept; make them one');
+    expect(r.err).toContain(
+      'BareMetalHost/target-infra/node01 at hosts/node01.yaml:1 differs from ephemeral/node01.yaml:1: both are kept; make them one',
+    );
   });
 
   it('an airshipctl site root (its kustomization lists only metadata.yaml) is said, with the entry points', async () => {
@@ -63,7 +70,9 @@ describe('report: reading sites as committed', () => {
     writeFileSync(join(siteRoot, 'target/workload/kustomization.yaml'), 'resources: []\n');
     const r = await run(['--now', NOW, siteRoot]);
     expect(r.code).toBe(2);
-    expect(r.err).toContain('is an airshipctl site root: its kustomization builds only ManifestMetadata (the phases are in manifests/site/test-site/phases)');
+    expect(r.err).toContain(
+      'is an airshipctl site root: its kustomization builds only ManifestMetadata (the phases are in manifests/site/test-site/phases)',
+    );
     expect(r.err).toContain(`such as ${join(siteRoot, 'target/workload')}`);
   });
 
@@ -74,7 +83,9 @@ describe('report: reading sites as committed', () => {
     const r = await json([lone]);
     expect(r.sites[0]!.hosts).toBe(6);
     expect(r.sites[0]!.catalogueOnlyHosts).toBe(1);
-    expect(r.hardware.hosts.filter((h) => h.kind === 'host catalogue').map((h) => [h.name, h.file])).toEqual([['node02', 'catalogues/hosts.yaml']]);
+    expect(r.hardware.hosts.filter((h) => h.kind === 'host catalogue').map((h) => [h.name, h.file])).toEqual([
+      ['node02', 'catalogues/hosts.yaml'],
+    ]);
     const text = (await run(['--now', NOW, '--max-rows', '0', lone])).out;
     expect(text).toContain('1 host(s) only in a host catalogue (no BareMetalHost or inventory yet)');
     expect(text).toMatch(/node02 .*\(host catalogue only\)/);
@@ -83,7 +94,10 @@ describe('report: reading sites as committed', () => {
   it('explains ? in workloads', async () => {
     const q = join(root, 'question');
     cpSync(sites['test-site']!, q, { recursive: true });
-    writeFileSync(join(q, 'workload/bare.yaml'), 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: bare\nspec:\n  template:\n    spec:\n      containers:\n      - name: x\n');
+    writeFileSync(
+      join(q, 'workload/bare.yaml'),
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: bare\nspec:\n  template:\n    spec:\n      containers:\n      - name: x\n',
+    );
     const text = (await run(['--now', NOW, '--max-rows', '0', q])).out;
     expect(text).toContain('? = not set in the manifest');
   });
