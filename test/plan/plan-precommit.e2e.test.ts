@@ -38,13 +38,26 @@ describe('pre-commit hook bare-metal-plan', () => {
     chmodSync(join(work, 'bin/baremetal-krm'), 0o755);
     mkdirSync(hooks);
     copyFileSync(join(repoRoot, '.pre-commit-hooks.yaml'), join(hooks, '.pre-commit-hooks.yaml'));
-    for (const args of [['init', '-q'], ['add', '.'], ['commit', '-q', '-m', 'hooks']]) expect(run('git', args, hooks).status).toBe(0);
+    for (const args of [
+      ['init', '-q'],
+      ['add', '.'],
+      ['commit', '-q', '-m', 'hooks'],
+    ])
+      expect(run('git', args, hooks).status).toBe(0);
     const rev = run('git', ['rev-parse', 'HEAD'], hooks).stdout.trim();
     expect(run('git', ['init', '-q', '--bare', '-b', 'main', origin], work).status).toBe(0);
     expect(run('git', ['clone', '-q', origin, fleet], work).status).toBe(0);
     cpSync(SITE, join(fleet, 'rendered'), { recursive: true });
-    writeFileSync(join(fleet, '.pre-commit-config.yaml'), `repos:\n- repo: ${hooks}\n  rev: ${rev}\n  hooks:\n  - id: bare-metal-plan\n    args: [rendered/]\n`);
-    for (const args of [['checkout', '-q', '-b', 'main'], ['add', '.'], ['commit', '-q', '-m', 'fleet'], ['push', '-q', '-u', 'origin', 'main']])
+    writeFileSync(
+      join(fleet, '.pre-commit-config.yaml'),
+      `repos:\n- repo: ${hooks}\n  rev: ${rev}\n  hooks:\n  - id: bare-metal-plan\n    args: [rendered/]\n`,
+    );
+    for (const args of [
+      ['checkout', '-q', '-b', 'main'],
+      ['add', '.'],
+      ['commit', '-q', '-m', 'fleet'],
+      ['push', '-q', '-u', 'origin', 'main'],
+    ])
       expect(run('git', args, fleet).status, args.join(' ')).toBe(0);
     const install = run('pre-commit', ['install'], fleet);
     expect(install.status, install.stderr + install.stdout).toBe(0);
@@ -57,7 +70,9 @@ describe('pre-commit hook bare-metal-plan', () => {
     const out = r.stdout + r.stderr;
     expect(r.status, out).not.toBe(0);
     expect(out).toMatch(/bare-metal plan \(deprovision, re-provision, power off\)\.+Failed/);
-    expect(out).toContain('error: BareMetalHost/metal3/node01: removed (pruned by Kustomization hosts): BMO deprovisions the host (image wiped, disks cleaned) and powers it off [deprovision]');
+    expect(out).toContain(
+      'error: BareMetalHost/metal3/node01: removed (pruned by Kustomization hosts): BMO deprovisions the host (image wiped, disks cleaned) and powers it off [deprovision]',
+    );
     expect(out).toContain('--fail-on deprovision: 1 change(s)');
     run('git', ['reset', '-q', '--hard'], fleet);
   });

@@ -256,7 +256,9 @@ describe('report errors (exit 2, naming the problem and the fix)', () => {
       '--fail-on everything: unknown threshold; use expired-certs',
     );
     expect((await run(['--now', 'yesterday', sites['test-site']!])).err).toContain('--now yesterday: use an RFC 3339 time');
-    expect((await run(['--format', 'pdf', sites['test-site']!])).err).toContain('--format pdf: use text, json, markdown, html, sarif or junit');
+    expect((await run(['--format', 'pdf', sites['test-site']!])).err).toContain(
+      '--format pdf: use text, json, markdown, html, sarif or junit',
+    );
     expect((await run(['--colour', sites['test-site']!])).err).toContain('unknown option --colour');
     expect((await run(['--now', NOW])).err).toContain('no site given');
     const ref = await run(['--now', NOW, '--reference', 'prod', sites['test-site']!]);
