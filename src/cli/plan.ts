@@ -94,15 +94,16 @@ function readOptions(argv: string[]): PlanOptions | 'help' {
 }
 
 function pairs(opts: PlanOptions, io: CliIo): TreePair[] {
-  const note = (side: string, skipped: string[]): void => {
-    for (const s of skipped) io.err(`baremetal-krm plan: ${side}: ${s}\n`);
+  // skipped documents and merged copies, as file:line: severity: message [rule] lines
+  const note = (skipped: string[]): void => {
+    for (const s of skipped) io.err(`${s}\n`);
   };
   if (opts.git === undefined) {
     const [b, h] = opts.paths as [string, string];
     const base = loadPath(b);
     const head = loadPath(h);
-    note('base', base.skipped);
-    note('head', head.skipped);
+    note(base.skipped);
+    note(head.skipped);
     return [{ name: h, baseLabel: b, headLabel: h, base: base.tree, head: head.tree }];
   }
   const cwd = process.cwd();
@@ -112,8 +113,8 @@ function pairs(opts: PlanOptions, io: CliIo): TreePair[] {
     const repoPath = repoPathOf(top, p, cwd);
     const base = loadGitPath(range.base, repoPath, top, cwd);
     const head = loadGitPath(range.head, repoPath, top, cwd);
-    note(`${range.baseLabel}:${repoPath || '.'}`, base.skipped);
-    note(`${range.headLabel}:${repoPath || '.'}`, head.skipped);
+    note(base.skipped);
+    note(head.skipped);
     return {
       name: p,
       baseLabel: `${range.baseLabel}:${repoPath || '.'}`,

@@ -26,7 +26,7 @@ export function loadPath(path: string, cwd = process.cwd()): { tree: Tree; skipp
     match: (rel) => `/${inRepo ? repoRelative(shown(rel), cwd) : toPosix(resolve(cwd, shown(rel)))}`,
     repoRelative: inRepo,
   });
-  return { tree, skipped: [...site.skipped.map((s) => `skipped ${s}`), ...site.notes] };
+  return { tree, skipped: [...site.skipped, ...site.notes] };
 }
 
 /**
@@ -47,7 +47,7 @@ export function loadGitPath(
       match: (rel: string) => `/${inRepo(rel)}`,
       repoRelative: true,
     };
-    return { tree: indexTree(site, files), skipped: [...site.skipped.map((s) => `skipped ${s}`), ...site.notes] };
+    return { tree: indexTree(site, files), skipped: [...site.skipped, ...site.notes] };
   };
   if (commit === undefined) return index(loadSite(repoPath || '.', join(top, repoPath), { lazy: true }));
   const dest = mkdtempSync(join(tmpdir(), 'baremetal-krm-plan-'));

@@ -238,8 +238,7 @@ export async function reportMain(
     return 2;
   }
   for (const s of sites) {
-    for (const sk of s.skipped) io.err(`baremetal-krm report: site ${s.name}: skipped ${sk}\n`);
-    for (const n of s.notes) io.err(`baremetal-krm report: site ${s.name}: ${n}\n`);
+    for (const line of [...s.skipped, ...s.notes]) io.err(`${line}\n`);
   }
 
   const report = await buildReport(sites, opts);

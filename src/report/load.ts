@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
-import { KubeObject, sameData } from '../krm/index.js';
+import { formatLine, KubeObject, sameData } from '../krm/index.js';
 import { splitWithLines } from '../cli/files.js';
 
 export interface Site {
@@ -39,9 +39,19 @@ function listYaml(dir: string, root: string, out: string[]): void {
   }
 }
 
+/** A site's file as the command line reaches it (the site folder joined with the file), for messages. */
+function shownPath(site: Site, file: string | undefined): string {
+  if (file === undefined || site.mode !== 'folder') return site.source;
+  return join(site.source, file).split('\\').join('/');
+}
+
 function addStream(site: Site, text: string, file: string | undefined, lazy: boolean): void {
   for (const d of splitWithLines(text)) {
-    const where = `${file ?? site.source}:${d.line}`;
+    const skip = (message: string): void => {
+      site.skipped.push(
+        formatLine({ file: shownPath(site, file), line: d.line, severity: 'warning', message: `skipped: ${message}`, rule: 'input' }),
+      );
+    };
     let o: KubeObject;
     try {
       o = KubeObject.fromDocument(d.body);
@@ -51,11 +61,11 @@ function addStream(site: Site, text: string, file: string | undefined, lazy: boo
       if (!lazy) void o.data;
       else void o.kind;
     } catch (e) {
-      site.skipped.push(`${where}: does not parse as YAML (${(e as Error).message.split('\n')[0]})`);
+      skip(`does not parse as YAML (${(e as Error).message.split('\n')[0]})`);
       continue;
     }
     if (!o.kind || !o.apiVersion) {
-      site.skipped.push(`${where}: not a KRM object (no apiVersion/kind)`);
+      skip('not a KRM object (no apiVersion/kind)');
       continue;
     }
     if (o.isKptfile()) continue;
@@ -148,7 +158,12 @@ function loadSiteUnchecked(name: string, path: string, lazy: boolean): Site {
 function mergeCopies(site: Site): void {
   const seen = new Map<string, KubeObject>();
   const kept: KubeObject[] = [];
-  const where = (o: KubeObject): string => `${site.files.get(o) ?? site.source}:${o.sourceLine ?? 1}`;
+  const where = (o: KubeObject): string => `${shownPath(site, site.files.get(o))}:${o.sourceLine ?? 1}`;
+  const note = (o: KubeObject, message: string): void => {
+    site.notes.push(
+      formatLine({ file: shownPath(site, site.files.get(o)), line: o.sourceLine ?? 1, severity: 'info', message, rule: 'duplicate' }),
+    );
+  };
   for (const o of site.objects) {
     const key = `${o.group}|${o.kind}|${o.namespace ?? ''}|${o.name}`;
     const first = seen.get(key);
@@ -156,10 +171,10 @@ function mergeCopies(site: Site): void {
       seen.set(key, o);
       kept.push(o);
     } else if (first.body === o.body || sameData(first.data, o.data)) {
-      site.notes.push(`${o.id} at ${where(o)} is identical to ${where(first)}: counted once`);
+      note(o, `${o.id} is identical to the copy at ${where(first)}: counted once`);
       site.files.delete(o);
     } else {
-      site.notes.push(`${o.id} at ${where(o)} differs from ${where(first)}: both are kept; make them one`);
+      note(o, `${o.id} differs from the copy at ${where(first)}: both are kept; make them one`);
       kept.push(o);
     }
   }

@@ -288,7 +288,7 @@ describe('report errors (exit 2, naming the problem and the fix)', () => {
     writeFileSync(join(dir, 'a.yaml'), 'just: values\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n');
     const r = await run(['--now', NOW, '--format', 'json', dir]);
     expect(r.code).toBe(0);
-    expect(r.err).toBe('baremetal-krm report: site odd: skipped a.yaml:1: not a KRM object (no apiVersion/kind)\n');
+    expect(r.err).toBe(`${join(dir, 'a.yaml')}:1: warning: skipped: not a KRM object (no apiVersion/kind) [input]\n`);
     expect((JSON.parse(r.out) as Report).sites[0]!.objects).toBe(1);
   });
   it('--help', async () => {

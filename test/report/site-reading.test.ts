@@ -41,7 +41,7 @@ describe('report: reading sites as committed', () => {
     ]);
     expect(report.divergence).toEqual([]);
     expect(r.err).toContain(
-      'site twice: BareMetalHost/target-infra/node01 at hosts/node01.yaml:1 is identical to ephemeral/node01.yaml:1: counted once',
+      `${twice}/hosts/node01.yaml:1: info: BareMetalHost/target-infra/node01 is identical to the copy at ${twice}/ephemeral/node01.yaml:1: counted once [duplicate]`,
     );
   });
 
@@ -55,7 +55,7 @@ describe('report: reading sites as committed', () => {
     );
     const r = await run(['--format', 'json', '--now', NOW, differ]);
     expect(r.err).toContain(
-      'BareMetalHost/target-infra/node01 at hosts/node01.yaml:1 differs from ephemeral/node01.yaml:1: both are kept; make them one',
+      `${differ}/hosts/node01.yaml:1: info: BareMetalHost/target-infra/node01 differs from the copy at ${differ}/ephemeral/node01.yaml:1: both are kept; make them one [duplicate]`,
     );
   });
 
