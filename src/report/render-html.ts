@@ -18,7 +18,7 @@ function cellClass(v: string): string {
   const classes: string[] = [];
   if (v === 'expired' || v === 'OVER' || v.includes('MISMATCH') || v === '(missing)' || v === 'error') classes.push('bad');
   else if (v === 'expiring' || v === 'warning' || v === 'yes' || v === 'not-yet-valid') classes.push('warn');
-  if (v.length <= 24 && !/\s/.test(v)) classes.push('word');
+  if (v.length > 0 && v.length <= 24 && !/\s/.test(v)) classes.push('word');
   return classes.length ? ` class="${classes.join(' ')}"` : '';
 }
 
