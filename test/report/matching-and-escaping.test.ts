@@ -4,28 +4,15 @@
  * JSON lists that survive any site name, HTML escaped in Markdown. Inputs are in
  * test/report/cases/ (hand-written, no upstream data).
  */
-import { mkdirSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../golden.js';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/report/model.js';
-import { runReport as run } from './variants.js';
+import { CASES_DIR, leakSites, reportJson, runReport as run } from './variants.js';
 
 const NOW = '2025-01-01T00:00:00Z';
-const DATA = relative(process.cwd(), join(import.meta.dirname, 'cases'));
-let tmp = '';
-
-beforeAll(() => {
-  tmp = join(repoRoot, '.e2e-out/report-matching');
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-});
-afterAll(() => {
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-});
-
-const json = async (args: string[]): Promise<Report> => JSON.parse((await run(['--format', 'json', '--now', NOW, ...args])).out) as Report;
-const leak = (): string[] => [join(DATA, 'leak/east'), join(DATA, 'leak/west')];
+const DATA = CASES_DIR;
+const json = (args: string[]): Promise<Report> => reportJson(NOW, args);
+const leak = leakSites;
 
 describe('IP masking', () => {
   it('masks whole addresses, never the tag of an image: a 4-part version change is reported', async () => {

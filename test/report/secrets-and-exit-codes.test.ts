@@ -3,28 +3,17 @@
  * credentials, in every format) and exits 2, not 1, on a site or output it cannot read or
  * write. Inputs are in test/report/cases/ (hand-written, no upstream data).
  */
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../golden.js';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/report/model.js';
-import { runReport as run } from './variants.js';
+import { CASES_DIR, leakSites, reportJson, runReport as run, scratchDir } from './variants.js';
 
 const NOW = '2025-01-01T00:00:00Z';
-const DATA = relative(process.cwd(), join(import.meta.dirname, 'cases'));
-let tmp = '';
-
-beforeAll(() => {
-  tmp = join(repoRoot, '.e2e-out/report-secrets');
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-});
-afterAll(() => {
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-});
-
-const json = async (args: string[]): Promise<Report> => JSON.parse((await run(['--format', 'json', '--now', NOW, ...args])).out) as Report;
-const leak = (): string[] => [join(DATA, 'leak/east'), join(DATA, 'leak/west')];
+const DATA = CASES_DIR;
+const scratch = scratchDir('report-secrets');
+const json = (args: string[]): Promise<Report> => reportJson(NOW, args);
+const leak = leakSites;
 
 describe('secrets are never printed', () => {
   const SECRETS = [
@@ -77,7 +66,7 @@ describe('secrets are never printed', () => {
 
 describe('unreadable sites and outputs exit 2, not 1', () => {
   it('a broken symbolic link in a site folder', async () => {
-    const dir = join(tmp, 'sym');
+    const dir = join(scratch(), 'sym');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'a.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n');
     symlinkSync('nowhere.yaml', join(dir, 'broken.yaml'));
@@ -89,7 +78,7 @@ describe('unreadable sites and outputs exit 2, not 1', () => {
     expect(r.out).toBe('');
   });
   it('an --output that cannot be written (a folder, a path under a file)', async () => {
-    for (const out of [tmp, join(DATA, 'bmc.yaml', 'x.txt')]) {
+    for (const out of [scratch(), join(DATA, 'bmc.yaml', 'x.txt')]) {
       const r = await run(['--now', NOW, '--output', out, join(DATA, 'leak/east')]);
       expect(r.code).toBe(2);
       expect(r.err).toMatch(

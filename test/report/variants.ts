@@ -11,8 +11,11 @@
  *   site-d     an expired certificate (an older kubeconfig) and an unencrypted BMC Secret
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { reportMain } from '../../src/report/cli.js';
+import type { Report } from '../../src/report/model.js';
+import { repoRoot } from '../golden.js';
 
 export const SITES_DIR = join(import.meta.dirname, 'sites');
 export const TEST_SITE = join(SITES_DIR, 'test-site');
@@ -99,4 +102,26 @@ export async function runReport(args: string[]): Promise<{ out: string; err: str
   let err = '';
   const code = await reportMain(args, { out: (s) => void (out += s), err: (s) => void (err += s) });
   return { out, err, code };
+}
+
+/** Hand-written report inputs (test/report/cases/), as a path relative to the current folder. */
+export const CASES_DIR = relative(process.cwd(), join(import.meta.dirname, 'cases'));
+
+/** The two sites of test/report/cases/leak: values under every sensitive key, east and west. */
+export const leakSites = (): string[] => [join(CASES_DIR, 'leak/east'), join(CASES_DIR, 'leak/west')];
+
+/** A scratch folder .e2e-out/<name>, made before the calling file's tests and removed after. */
+export function scratchDir(name: string): () => string {
+  const dir = join(repoRoot, '.e2e-out', name);
+  beforeAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return () => dir;
+}
+
+/** The JSON report of `args`, evaluated at `now`. */
+export async function reportJson(now: string, args: string[]): Promise<Report> {
+  return JSON.parse((await runReport(['--format', 'json', '--now', now, ...args])).out) as Report;
 }
