@@ -9,6 +9,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node
 import { basename, extname, join, relative, resolve } from 'node:path';
 import { formatLine, KubeObject, sameData } from '../krm/index.js';
 import { splitWithLines } from '../cli/files.js';
+import { followFluxPaths } from '../gitops/flux-paths.js';
 
 export interface Site {
   name: string;
@@ -132,7 +133,12 @@ function loadSiteUnchecked(name: string, path: string, lazy: boolean): Site {
   if (st.isDirectory()) {
     if (KUSTOMIZATION_FILES.some((f) => existsSync(join(path, f)))) {
       site.mode = 'kustomize';
-      addStream(site, kustomize(path), undefined, lazy);
+      // a rendered root applies its phases through Flux Kustomizations: follow them (what Flux applies)
+      followFluxPaths(path, (dir) => {
+        const before = site.objects.length;
+        addStream(site, kustomize(dir), undefined, lazy);
+        return site.objects.slice(before);
+      });
       siteRootCheck(site, path);
     } else {
       site.mode = 'folder';

@@ -120,7 +120,9 @@ function hostsTable(r: Report): Table {
         ? h.profiles.map((p) => `${p.name} ${p.matched ? 'ok' : 'MISMATCH'}`).join(', ')
         : h.profileStatus === 'none'
           ? '(none)'
-          : '',
+          : h.profileStatus === 'unchecked'
+            ? `${h.requestedProfile} (not in the input)`
+            : '',
       h.kind === 'host catalogue' ? '(host catalogue only)' : (h.hardwareSource ?? '(no inventory)'),
     ]),
   };
