@@ -171,7 +171,7 @@ describe('intent-validate e2e: kpt', () => {
     // without --fn-config kpt sends an empty ConfigMap: every rule at its default
     const bare = run('kpt', ['fn', 'eval', '--exec', bundle, dir], work);
     expect(bare.status).not.toBe(0);
-    expect(bare.stdout + bare.stderr).toContain('(hosts.yaml:11)');
+    expect(bare.stdout + bare.stderr).toContain('hosts.yaml:11: error: ');
     expect(bare.stdout + bare.stderr).not.toContain('ConfigMap is not accepted');
   });
 });
