@@ -6,7 +6,7 @@
  * at most MAX_INPUT_BYTES each, and bytes that are not UTF-8 are an error, never replaced.
  */
 import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
-import { decodeUtf8, KrmError, type KubeObject, MAX_INPUT_BYTES, readAllBytes, readInput } from '../krm/index.js';
+import { decodeUtf8, KrmError, type KubeObject, MAX_INPUT_BYTES, readAllBytes, readInput, splitDocuments } from '../krm/index.js';
 
 export interface FileObject {
   object: KubeObject;
@@ -50,6 +50,18 @@ export function readRegularFile(path: string): { text: string } | { skip: string
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * The documents of a YAML stream with the line each starts on, counted from its first line of
+ * content (comment-only documents dropped): the runtime's splitter, for callers that copy
+ * documents as text.
+ */
+export function splitWithLines(text: string): { body: string; line: number }[] {
+  return splitDocuments(text).docs.map((d) => {
+    const skip = /^(?:[ \t]*(?:#[^\n]*)?\r?\n)*/.exec(d.body)![0];
+    return { body: d.body.slice(skip.length), line: d.line + (skip.match(/\n/g)?.length ?? 0) };
+  });
 }
 
 /** The items of one file's text (ResourceList and List unwrapped), with their lines. */

@@ -6,22 +6,28 @@
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import { API_VERSION, KrmError, Results, formatResult, loadYaml, readSpec } from '../krm/index.js';
 import { KubeObject } from '../krm/index.js';
-import { analyse, CONFIG, type Finding, type IntentValidateSpec, lineOfPath, readExtraCrds, rulesHelp } from '../validate/index.js';
+import { analyse, CONFIG, type Finding, type IntentValidateSpec, lineOfPath, readExtraCrds, RULES, rulesHelp } from '../validate/index.js';
 import { dirname, join, resolve } from 'node:path';
-import { type CommandArgs, parseCommandArgs, UsageError } from './args.js';
+import { parseCommandArgs, UsageError } from './args.js';
+import { type CiFinding, type CiRule, type CiTool, findingLine, sortFindings } from './ci-finding.js';
+import { toJUnit } from './junit.js';
 import { CLUSTER_SCOPED, kustomizeFacts } from './kustomization.js';
-import { type FileObject, type ReadFiles, readRegularFile, readYamlFiles } from './files.js';
+import { type FileObject, readRegularFile, readYamlFiles } from './files.js';
+import { toSarif } from './sarif.js';
 
-export const VALIDATE_HELP = `baremetal-krm validate [--config FILE] [--quiet] FILE|FOLDER...
+export const VALIDATE_HELP = `baremetal-krm validate [--config FILE] [--quiet] [--format text|sarif|junit] FILE|FOLDER...
 
 Validates YAML files (and every YAML file under a FOLDER) with intent-validate's rules (the
-same as the KRM function) and prints one line per result: FILE:LINE: SEVERITY: RESOURCE FIELD: MESSAGE [RULE]. Exits 1 on any error.
+same as the KRM function) and prints one line per result on stderr, in the form CI problem
+matchers read: FILE:LINE: SEVERITY: RESOURCE FIELD: MESSAGE [RULE]. Exits 1 on any error.
 A ResourceList or \`kind: List\` file (kubectl get -o yaml) is its items. Only regular files are
 read (others are named), up to 256 MiB each, in UTF-8; documents that are not KRM objects are
 named (info) and skipped.
 
-  --config FILE   an IntentValidate document (apiVersion ${API_VERSION}); default: every rule
-  --quiet         only errors and the summary
+  --config FILE     an IntentValidate document (apiVersion ${API_VERSION}); default: every rule
+  --quiet           only errors and the summary
+  --format FORMAT   text (default, on stderr); sarif (SARIF 2.1.0) or junit (JUnit XML) on stdout,
+                    nothing else there: the summary stays on stderr
 
 Rules:
 ${rulesHelp()}
@@ -57,7 +63,7 @@ export function expandPaths(paths: string[], skipped: string[] = []): string[] {
     try {
       isDir = statSync(p).isDirectory();
     } catch {
-      throw new UsageError(`${p}: no such file or folder`);
+      throw new Error(`${p}: no such file or folder`);
     }
     if (isDir) walk(p);
     else if (/\.(ya?ml|json)$/i.test(p)) out.push(p);
@@ -71,8 +77,56 @@ export interface CliIo {
   err: (s: string) => void;
 }
 
-/** The spec from --config FILE (an IntentValidate document); usage problems are UsageError. */
-function readConfigSpec(cfg: string, results: Results): IntentValidateSpec {
+/** The rules of \`validate\` as CI formats describe them (intent-validate's table, plus input errors). */
+export const VALIDATE_TOOL: CiTool = {
+  command: 'validate',
+  rules: [
+    ...RULES.map(
+      (r): CiRule => ({
+        id: r.id,
+        severity: r.severity,
+        short: r.summary.split(/[:;(]/)[0]!.trim(),
+        full: r.summary,
+        help: `Fix what the message names, or change the rule in an IntentValidate config (--config): spec.rules.${r.id}.severity error|warning|info|off.`,
+      }),
+    ),
+    {
+      id: 'input',
+      severity: 'error',
+      short: 'a file or document that cannot be read',
+      full: 'A YAML file or document that does not parse, or a configuration that is not valid.',
+      help: 'Fix the file at the line named; nothing else is checked in a document that does not parse.',
+    },
+  ],
+};
+
+const FORMATS = ['text', 'sarif', 'junit'] as const;
+type Format = (typeof FORMATS)[number];
+
+interface Options {
+  format: Format;
+  quiet: boolean;
+  config?: string;
+  paths: string[];
+}
+
+function readOptions(argv: string[]): Options | string {
+  let args: ReturnType<typeof parseCommandArgs>;
+  try {
+    args = parseCommandArgs(argv, ['config', 'format'], ['quiet']);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    return `${e.message}${/unknown option/.test(e.message) ? ' (see --help)' : ''}`;
+  }
+  if (args.flag('help')) return 'help';
+  const format = args.one('format') ?? 'text';
+  if (!(FORMATS as readonly string[]).includes(format)) return `--format ${format}: use ${FORMATS.join(', ')}`;
+  return { format: format as Format, quiet: args.flag('quiet'), config: args.one('config'), paths: args.positional };
+}
+
+/** The IntentValidate spec of --config, or the lines to print when it is not valid. */
+function readConfig(cfg: string | undefined): { spec: IntentValidateSpec } | { error: string } {
+  if (!cfg) return { spec: {} };
   let fc: KubeObject;
   try {
     const r = readRegularFile(cfg);
@@ -80,162 +134,183 @@ function readConfigSpec(cfg: string, results: Results): IntentValidateSpec {
     loadYaml(r.text);
     fc = KubeObject.fromDocument(r.text);
   } catch (e) {
-    throw new UsageError(`--config ${cfg}: ${(e as Error).message.split('\n')[0]}`);
+    return { error: `baremetal-krm validate: --config ${cfg}: ${(e as Error).message}\n` };
   }
+  const results = new Results();
   const s = readSpec<IntentValidateSpec>(CONFIG, fc, results);
-  if (s === undefined) throw new UsageError(results.list.map((r) => `${cfg}: ${formatResult(r)}`).join('\n'));
-  return s;
+  if (s === undefined) return { error: results.list.map((r) => `${cfg}: ${formatResult(r)}\n`).join('') };
+  return { spec: s };
 }
 
 /**
  * The KRM objects among the files' items. Items that cannot be read or have only one of
- * apiVersion and kind are errors; items that are not KRM objects at all (a kustomization, a
- * JSON patch, a values file) are skipped with an info line, except files kustomize uses as patches.
+ * apiVersion and kind are input errors; items that are not KRM objects at all (a JSON patch, a
+ * values file) are named (info) and skipped, except files kustomize uses as patches; a
+ * kustomization is skipped silently. The header is enough to tell: the analysis reads each item once.
  */
-function krmObjects(objects: FileObject[], patches: Set<string>, results: Results): FileObject[] {
+function krmObjects(objects: FileObject[], patches: Set<string>, findings: CiFinding[]): FileObject[] {
+  const input = (f: FileObject, severity: 'error' | 'info', message: string): void => {
+    if (severity === 'info' && patches.has(resolve(f.path))) return;
+    findings.push({ rule: 'input', severity, message, file: f.path, line: f.line });
+  };
   return objects.filter((f) => {
-    const at = `${f.path}:${f.line}`;
-    let o: KubeObject['data'];
+    let kind: string;
+    let apiVersion: string;
     try {
-      o = f.object.data;
+      kind = f.object.kind;
+      apiVersion = f.object.apiVersion;
     } catch (e) {
       if (!(e instanceof KrmError)) throw e;
-      if (/ is not a mapping /.test(e.message)) {
-        if (!patches.has(resolve(f.path))) results.info(`${at}: ${e.message.split(':')[0]}: skipped, not a KRM object`, { rule: 'input' });
-      } else results.error(`${at}: ${e.message}`, { rule: 'input' });
+      if (/ is not a mapping /.test(e.message)) input(f, 'info', `${e.message.split(':')[0]}: skipped, not a KRM object`);
+      else input(f, 'error', e.message);
       return false;
     }
-    for (const n of f.object.notes) results.info(`${at}: ${n}`, { rule: 'input' });
-    const hasKind = typeof o.kind === 'string' && o.kind !== '';
-    const hasVersion = typeof o.apiVersion === 'string' && o.apiVersion !== '';
-    if (!hasKind || !hasVersion) {
-      if (hasKind || hasVersion)
-        results.error(
-          `${at}: ${f.object.where} has ${hasKind ? 'kind but no apiVersion' : 'apiVersion but no kind'}: every KRM resource needs both`,
-          {
-            rule: 'input',
-          },
+    if (!kind || !apiVersion) {
+      if (kind || apiVersion)
+        input(
+          f,
+          'error',
+          `${f.object.where} has ${kind ? 'kind but no apiVersion' : 'apiVersion but no kind'}: every KRM resource needs both`,
         );
-      else if (!patches.has(resolve(f.path)))
-        results.info(`${at}: ${f.object.where} has no apiVersion and kind: skipped, not a KRM object`, { rule: 'input' });
+      else input(f, 'info', `${f.object.where} has no apiVersion and kind: skipped, not a KRM object`);
       return false;
     }
-    return !(o.kind === 'Kustomization' && (o.apiVersion as string).startsWith('kustomize.config.k8s.io/'));
+    return !(kind === 'Kustomization' && apiVersion.startsWith('kustomize.config.k8s.io/'));
   });
 }
 
-/** Parses validate's arguments, reads --config and the files. */
-function prepare(
-  argv: string[],
-  results: Results,
-): { args: CommandArgs; spec: IntentValidateSpec; files: string[]; read: ReadFiles } | 'help' {
-  const args = parseCommandArgs(argv, ['config'], ['quiet']);
-  if (args.flag('help')) return 'help';
-  const cfg = args.one('config');
-  const spec = cfg ? readConfigSpec(cfg, results) : {};
-  const skipped: string[] = [];
-  const files = expandPaths(args.positional, skipped);
-  const read = readYamlFiles(files);
-  read.skipped.unshift(...skipped);
-  return { args, spec, files, read };
+interface Prepared {
+  spec: IntentValidateSpec;
+  partial: Set<KubeObject>;
+  /** namespaced copy -> the object as written (lines come from the file as written) */
+  original: Map<KubeObject, KubeObject>;
 }
 
-export async function runValidate(argv: string[], io: CliIo): Promise<number> {
-  const results = new Results();
-  let prepared: ReturnType<typeof prepare>;
-  try {
-    prepared = prepare(argv, results);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.err(`baremetal-krm validate: ${e.message}${/unknown option/.test(e.message) ? ' (see --help)' : ''}\n`);
-    return 2;
-  }
-  if (prepared === 'help') {
-    io.out(VALIDATE_HELP);
-    return 0;
-  }
-  const { args, files, read } = prepared;
-  let spec: IntentValidateSpec = prepared.spec;
-  for (const s of read.skipped) results.info(s, { rule: 'input' });
-  for (const e of read.errors) results.error(e, { rule: 'input' });
-  // kustomization files beside the files: patches are partial, generators make Secrets
-  const kf = kustomizeFacts(files);
-  const krm = krmObjects(read.objects, kf.patches, results);
-  // a kustomization's `namespace:` sets the namespace of what it lists (as kustomize does) before
-  // references are checked; lines still come from the file as written
+/**
+ * What kustomization files beside the files say: patches are partial, generators make Secrets,
+ * and a kustomization's \`namespace:\` sets the namespace of what it lists (as kustomize does)
+ * before references are checked.
+ */
+function applyKustomizations(kf: ReturnType<typeof kustomizeFacts>, krm: FileObject[], spec: IntentValidateSpec): Prepared {
   const original = new Map<KubeObject, KubeObject>();
   for (const f of krm) {
     const ns = kf.namespaceOf(f.path);
     if (!ns || CLUSTER_SCOPED.has(f.object.kind) || f.object.namespace === ns) continue;
     const copy = KubeObject.fromDocument(f.object.body);
     copy.sourceLine = f.object.sourceLine;
-    copy.set('metadata.namespace', ns);
+    try {
+      copy.set('metadata.namespace', ns);
+    } catch {
+      continue; // not valid YAML: the analysis reports it as written
+    }
     original.set(copy, f.object);
     f.object = copy;
   }
   const partial = new Set(krm.filter((f) => kf.patches.has(resolve(f.path))).map((f) => f.object));
   if (kf.generated.length) {
     const s = spec as { references?: { external?: string[] } };
-    spec = {
-      ...s,
-      references: { ...(s.references ?? {}), external: [...(s.references?.external ?? []), ...kf.generated] },
-    } as IntentValidateSpec;
+    spec = { ...s, references: { ...(s.references ?? {}), external: [...(s.references?.external ?? []), ...kf.generated] } };
   }
-  const fileOf = new Map(krm.map((f) => [f.object, f]));
-  const extraCrds = readExtraCrds((spec as { schemas?: { paths?: string[] } }).schemas?.paths ?? [], results);
-  const a = await analyse(
-    krm.map((f) => f.object),
-    spec,
-    {
-      extraCrds,
-      partial,
-      scopeOf: (o) => dirname(resolve(fileOf.get(o)?.path ?? '')),
-      locate: (o) => (fileOf.get(o) ? `${fileOf.get(o)!.path}:${fileOf.get(o)!.line}` : undefined),
-    },
-  );
-  const lines = resultLines(results, a.findings, fileOf, original);
-  const quiet = args.flag('quiet');
-  for (const l of lines) if (!quiet || l.severity === 'error') io.err(l.text + '\n');
-  const count = (s: Finding['severity']): number => lines.filter((l) => l.severity === s).length;
-  const errors = count('error');
-  io.err(
-    `${errors} error(s), ${count('warning')} warning(s), ${count('info')} info in ${krm.length} object(s) from ${files.length} file(s)\n`,
-  );
-  return errors > 0 ? 1 : 0;
+  return { spec, partial, original };
 }
 
-/** One sorted line per result and finding: `file:line: severity: Kind/name field: message [rule]`. */
-function resultLines(
-  results: Results,
-  findings: readonly Finding[],
-  fileOf: Map<KubeObject, FileObject>,
-  original: Map<KubeObject, KubeObject>,
-): { key: string; text: string; severity: Finding['severity'] }[] {
-  const lines: { key: string; text: string; severity: Finding['severity'] }[] = [];
-  for (const r of results.list) lines.push({ key: '', text: `${r.severity}: ${r.message} [${r.tags?.rule ?? ''}]`, severity: r.severity });
-  for (const f of findings) {
+/** The line a finding points at, counted in the file as written. */
+function findingLineNumber(f: Finding, fo: FileObject | undefined, original: Map<KubeObject, KubeObject>): number | undefined {
+  let line = f.line;
+  if (line === undefined && f.object && f.path) {
+    const asWritten = original.get(f.object) ?? f.object;
+    line = lineOfPath(asWritten, f.path);
+    if (line === undefined)
+      try {
+        line = asWritten.lineOf(f.path);
+      } catch {
+        line = undefined;
+      }
+  }
+  return line ?? fo?.line;
+}
+
+/** Every finding of intent-validate's rules on the files, with file and line. */
+async function validateFiles(files: string[], spec: IntentValidateSpec, findings: CiFinding[]): Promise<number> {
+  const read = readYamlFiles(files);
+  for (const s of read.skipped) findings.push({ rule: 'input', severity: 'info', message: s });
+  for (const e of read.errors) findings.push({ rule: 'input', severity: 'error', message: e });
+  const kf = kustomizeFacts(files);
+  const krm = krmObjects(read.objects, kf.patches, findings);
+  // a document the analysis cannot read is an input finding at its file and line
+  const inputError = (f: FileObject, message: string): void => {
+    if (!/not a YAML mapping/.test(message)) findings.push({ rule: 'input', severity: 'error', message, file: f.path, line: f.line });
+  };
+  const prepared = applyKustomizations(kf, krm, spec);
+  const fileOf = new Map(krm.map((f) => [f.object, f]));
+  const results = new Results();
+  const extraCrds = readExtraCrds((prepared.spec as { schemas?: { paths?: string[] } }).schemas?.paths ?? [], results);
+  for (const r of results.list) findings.push({ rule: r.tags?.rule ?? 'input', severity: r.severity, message: r.message });
+  const a = await analyse(
+    krm.map((f) => f.object),
+    prepared.spec,
+    {
+      extraCrds,
+      partial: prepared.partial,
+      scopeOf: (o) => dirname(resolve(fileOf.get(o)?.path ?? '')),
+      locate: (o) => (fileOf.get(o) ? `${fileOf.get(o)!.path}:${fileOf.get(o)!.line}` : undefined),
+      unreadable: (o, message) => inputError(fileOf.get(o)!, message),
+    },
+  );
+  // what the reader accepted as go-yaml does, though it is not standard YAML
+  for (const f of krm)
+    for (const n of f.object.notes) findings.push({ rule: 'input', severity: 'info', message: n, file: f.path, line: f.line });
+  for (const f of a.findings) {
     const fo = f.object ? fileOf.get(f.object) : undefined;
-    let line = f.line;
-    if (line === undefined && f.object && f.path) {
-      const asWritten = original.get(f.object) ?? f.object;
-      line = lineOfPath(asWritten, f.path);
-      if (line === undefined)
-        try {
-          line = asWritten.lineOf(f.path);
-        } catch {
-          line = undefined;
-        }
-    }
-    line ??= fo?.line;
-    const where = fo ? `${fo.path}:${line ?? fo.line}: ` : '';
     const ref = f.object ? `${f.object.id}${f.field ? ' ' + f.field : ''}: ` : '';
     const msg = f.object && f.message.startsWith(f.object.id + ': ') ? f.message.slice(f.object.id.length + 2) : f.message;
-    lines.push({
-      key: `${fo?.path ?? ''}\u0000${String(line ?? 0).padStart(8, '0')}\u0000${f.rule}\u0000${msg}`,
-      text: `${where}${f.severity}: ${ref}${msg} [${f.rule}]`,
-      severity: f.severity,
-    });
+    const finding: CiFinding = { rule: f.rule, severity: f.severity, message: ref + msg };
+    if (fo) {
+      finding.file = fo.path;
+      finding.line = findingLineNumber(f, fo, prepared.original);
+    }
+    if (f.object) finding.resource = f.object.id;
+    if (f.field) finding.field = f.field;
+    findings.push(finding);
   }
-  lines.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
-  return lines;
+  return krm.length;
+}
+
+export async function runValidate(argv: string[], io: CliIo): Promise<number> {
+  const opts = readOptions(argv);
+  if (opts === 'help') {
+    io.out(VALIDATE_HELP);
+    return 0;
+  }
+  if (typeof opts === 'string') {
+    io.err(`baremetal-krm validate: ${opts}\n`);
+    return 2;
+  }
+  const cfg = readConfig(opts.config);
+  if ('error' in cfg) {
+    io.err(cfg.error);
+    return 2;
+  }
+  let files: string[];
+  const findings: CiFinding[] = [];
+  let objects: number;
+  try {
+    const skipped: string[] = [];
+    files = expandPaths(opts.paths, skipped);
+    for (const s of skipped) findings.push({ rule: 'input', severity: 'info', message: s });
+    objects = await validateFiles(files, cfg.spec, findings);
+  } catch (e) {
+    io.err(`baremetal-krm validate: ${(e as Error).message}\n`);
+    return 2;
+  }
+  const sorted = sortFindings(findings);
+  if (opts.format === 'sarif') io.out(toSarif(VALIDATE_TOOL, sorted));
+  else if (opts.format === 'junit') io.out(toJUnit(VALIDATE_TOOL, sorted, files));
+  else for (const f of sorted) if (!opts.quiet || f.severity === 'error') io.err(findingLine(f) + '\n');
+  const count = (s: Finding['severity']): number => sorted.filter((f) => f.severity === s).length;
+  const errors = count('error');
+  io.err(
+    `${errors} error(s), ${count('warning')} warning(s), ${count('info')} info in ${objects} object(s) from ${files.length} file(s)\n`,
+  );
+  return errors > 0 ? 1 : 0;
 }

@@ -243,22 +243,32 @@ export class KubeObject {
     }
   }
 
-  /** The whole item as plain data (YAML 1.1 scalars). Do not mutate it: use set/edit. */
+  /** The whole item as plain data (YAML 1.1 scalars), kept. Do not mutate it: use set/edit. */
   get data(): Record<string, unknown> {
     if (this.#data === undefined) {
-      let v: unknown;
-      try {
-        v = this.#parse();
-      } catch (e) {
-        throw this.#readError(e);
-      }
-      if (!isRecord(v))
-        throw new KrmError(
-          `${this.#name()} is not a mapping (${typeName(v)}): a KRM resource is a mapping with apiVersion, kind and metadata`,
-        );
-      this.#data = v;
+      this.#data = this.readData();
+      this.#header = undefined; // read again from the data: one copy of the metadata, not two
     }
     return this.#data as Record<string, unknown>;
+  }
+
+  /**
+   * The whole item as plain data, read now and not kept (the data when it is kept): for a
+   * reader that looks at each item once, so that a large input never holds every parsed tree.
+   */
+  readData(): Record<string, unknown> {
+    if (this.#data !== undefined) return this.#data as Record<string, unknown>;
+    let v: unknown;
+    try {
+      v = this.#parse();
+    } catch (e) {
+      throw this.#readError(e);
+    }
+    if (!isRecord(v))
+      throw new KrmError(
+        `${this.#name()} is not a mapping (${typeName(v)}): a KRM resource is a mapping with apiVersion, kind and metadata`,
+      );
+    return v;
   }
 
   #head(): Header {

@@ -264,8 +264,11 @@ export async function runFunction<Spec>(
   }
   for (const n of parsed.notes) results.info(n, { rule: 'input' });
   for (const o of parsed.items) for (const n of o.notes) results.info(n, { rule: 'input', object: o });
+  let reportOnlyLine = '';
   if (reportOnly(parsed.functionConfig)) {
-    for (const r of results.list) if (r.severity === 'error') r.severity = 'warning';
+    const errors = results.list.filter((r) => r.severity === 'error');
+    for (const r of errors) r.severity = 'warning';
+    reportOnlyLine = `report-only: ${errors.length} error(s) reported as warnings; ${writtenSummary(parsed.items, items)}\n`;
   }
   const written = writeOutputChunks(parsed, items, results.list);
   if (written.notes.length) {
@@ -275,8 +278,22 @@ export async function runFunction<Spec>(
     written.chunks = again.chunks;
   }
   const out = finish(written.chunks, results.list);
+  // report-only keeps the exit code 0 whatever happened: say what the output holds
+  out.stderr += reportOnlyLine;
   if (internal) out.stderr += internal + '\n';
   return out;
+}
+
+/** What a run wrote, compared with its input: `wrote nothing (...)` or `wrote 2 new, 1 changed item(s)`. */
+function writtenSummary(before: readonly KubeObject[], after: readonly KubeObject[]): string {
+  const was = new Set(before);
+  const now = new Set(after);
+  const added = after.filter((o) => !was.has(o)).length;
+  const changed = after.filter((o) => was.has(o) && o.changed).length;
+  const removed = before.filter((o) => !now.has(o)).length;
+  if (added + changed + removed === 0) return 'wrote nothing: the output items are the input items, unchanged';
+  const parts = [added && `${added} new`, changed && `${changed} changed`, removed && `${removed} removed`].filter(Boolean);
+  return `wrote ${parts.join(', ')} item(s)`;
 }
 
 function finish(chunks: string[], results: Result[]): RunOutput {

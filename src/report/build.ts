@@ -6,7 +6,7 @@
  */
 import { redactString } from '../secrets/redact.js';
 import type { KubeObject } from '../krm/index.js';
-import { analyse, type Analysis, type HostFact, type IntentValidateSpec } from '../validate/analyse.js';
+import { ANNOTATED_SOURCE, analyse, type Analysis, type HostFact, type IntentValidateSpec } from '../validate/index.js';
 import { divergence, type SiteInput, type ValueClass } from './divergence.js';
 import type { Site } from './load.js';
 import {
@@ -87,6 +87,7 @@ function biosVersion(h: HostFact, site: Site): string | undefined {
   const src = h.hardwareSource;
   if (!src) return undefined;
   if (src === 'BareMetalHost status.hardware') return str(h.object.get('status.hardware.firmware.bios.version'));
+  if (src === ANNOTATED_SOURCE) return h.hardware?.biosVersion;
   const m = /^(HardwareData|HardwareInventory) (.+)$/.exec(src);
   if (!m) return undefined;
   const doc = site.objects.find((o) => o.kind === m[1] && o.name === m[2] && (m[1] === 'HardwareInventory' || o.namespace === h.namespace));
@@ -125,7 +126,9 @@ function hostRow(site: Site, h: HostFact, roleLabel: string): HostRow {
   if (hw?.ramMiB !== undefined) row.ramMiB = hw.ramMiB;
   const bios = biosVersion(h, site);
   if (bios) row.biosVersion = bios;
-  if (row.profiles.length === 0) row.profileStatus = 'none';
+  const requested = h.labels['baremetal-krm.dev/hardware-profile'] ?? h.object.annotations['baremetal-krm.dev/hardware-profile'];
+  if (requested) row.requestedProfile = requested;
+  if (row.profiles.length === 0) row.profileStatus = requested ? 'unchecked' : 'none';
   else if (!hw) row.profileStatus = 'no-inventory';
   else row.profileStatus = row.profiles.every((p) => p.matched) ? 'matched' : 'mismatch';
   return row;
@@ -183,8 +186,23 @@ function certStatus(c: { notBefore: string; notAfter: string; daysLeft: number }
   return 'ok';
 }
 
-/** What the report gathers site by site. */
-interface Rows {
+/** Where an object of a site is written: its file (relative to the site) and first line. */
+interface Located {
+  file?: string;
+  line?: number;
+}
+
+function locate(site: Site, o: KubeObject | undefined): Located {
+  if (!o) return {};
+  const file = site.files.get(o);
+  const out: Located = {};
+  if (file !== undefined) out.file = file;
+  if (file !== undefined && o.sourceLine !== undefined) out.line = o.sourceLine;
+  return out;
+}
+
+/** What every site adds to the report, gathered site by site. */
+interface Gathered {
   summaries: SiteSummary[];
   certificates: CertificateRow[];
   hosts: HostRow[];
@@ -196,10 +214,10 @@ interface Rows {
   capacityFindings: number;
 }
 
-function certificateRows(site: Site, a: Analysis, now: number, warnDays: number, rows: Rows): void {
-  const fileOf = new Map<string, string>();
-  for (const [o, f] of site.files) fileOf.set(`${o.kind}|${o.namespace ?? ''}|${o.name}`, f);
-  for (const c of a.facts.certificates) {
+function siteCertificates(site: Site, a: Analysis, now: number, warnDays: number): CertificateRow[] {
+  const byId = new Map<string, KubeObject>();
+  for (const o of site.objects) byId.set(`${o.kind}|${o.namespace ?? ''}|${o.name}`, o);
+  return a.facts.certificates.map((c) => {
     const row: CertificateRow = {
       site: site.name,
       resource: resId(c.resource),
@@ -211,34 +229,38 @@ function certificateRows(site: Site, a: Analysis, now: number, warnDays: number,
       daysLeft: c.daysLeft,
       status: certStatus(c, now, warnDays),
     };
-    const file = fileOf.get(`${c.resource.kind}|${c.resource.namespace ?? ''}|${c.resource.name}`) ?? c.file;
+    const at = locate(site, byId.get(`${c.resource.kind}|${c.resource.namespace ?? ''}|${c.resource.name}`));
+    const file = at.file ?? c.file;
     if (file) row.file = file;
-    rows.certificates.push(row);
-  }
+    if (at.line !== undefined) row.line = at.line;
+    return row;
+  });
 }
 
-/** Findings per rule; errors, capacity findings and security rows counted on the way. */
-function findingRows(site: Site, a: Analysis, rows: Rows): Record<string, number> {
+/** Findings by rule, the error count and the security rows of one site. */
+function siteFindings(site: Site, a: Analysis, g: Gathered): Record<string, number> {
   const rules: Record<string, number> = {};
   for (const f of a.findings) {
     rules[f.rule] = (rules[f.rule] ?? 0) + 1;
-    if (f.severity === 'error') rows.errors++;
-    if (f.rule === 'capacity-hosts' || f.rule === 'capacity-resources') rows.capacityFindings++;
+    if (f.severity === 'error') g.errors++;
+    if (f.rule === 'capacity-hosts' || f.rule === 'capacity-resources') g.capacityFindings++;
     if (!SECURITY_RULES.has(f.rule)) continue;
     const row: SecurityRow = { site: site.name, rule: f.rule, severity: f.severity, message: f.message };
     if (f.object) row.resource = resId(f.object.ref());
     if (f.field) row.field = f.field;
-    rows.security.push(row);
+    const at = locate(site, f.object);
+    if (at.file !== undefined) row.file = at.file;
+    if (at.line !== undefined) row.line = f.line ?? at.line;
+    g.security.push(row);
   }
-  return rules;
+  return Object.fromEntries(Object.entries(rules).sort((x, y) => cmp(x[0], y[0])));
 }
 
 /** Capacity of the roles of intent.capacity (requests need their nodeSelector). */
-function configuredCapacity(site: Site, a: Analysis, opts: ReportOptions, rows: Rows): void {
+function configuredCapacity(site: Site, a: Analysis, opts: ReportOptions): CapacityRow[] {
   const configured = opts.intent.capacity?.roles ?? [];
-  for (const r of a.facts.roles) {
-    const names = new Set(r.hosts);
-    const members = a.facts.hosts.filter((h) => names.has(h.name));
+  return a.facts.roles.map((r) => {
+    const members = a.facts.hosts.filter((h) => r.hosts.includes(h.name));
     const row: CapacityRow = {
       site: site.name,
       role: r.name,
@@ -259,55 +281,48 @@ function configuredCapacity(site: Site, a: Analysis, opts: ReportOptions, rows: 
       !enough ||
       (row.cpuAvailable !== undefined && (row.cpuRequested ?? 0) > row.cpuAvailable) ||
       (row.memoryAvailableMiB !== undefined && (row.memoryRequestedMiB ?? 0) > row.memoryAvailableMiB);
-    rows.capacity.push(row);
-  }
+    return row;
+  });
 }
 
-/** Capacity without configured roles: hosts grouped by the role label with their summed hardware. */
-function labelCapacity(site: Site, a: Analysis, opts: ReportOptions, rows: Rows): void {
+/** Without intent.capacity.roles: hosts grouped by the role label with their summed hardware. */
+function capacityByRole(site: Site, a: Analysis, opts: ReportOptions): CapacityRow[] {
   const byRole = new Map<string, HostFact[]>();
   for (const h of a.facts.hosts) {
     const role = h.labels[opts.roleLabel] ?? '(no role)';
-    const list = byRole.get(role);
-    if (list) list.push(h);
-    else byRole.set(role, [h]);
+    byRole.set(role, [...(byRole.get(role) ?? []), h]);
   }
-  for (const [role, list] of byRole) {
+  return [...byRole].map(([role, list]) => {
     const known = list.filter((h) => h.hardware?.cpuCount !== undefined && h.hardware?.ramMiB !== undefined);
     const row: CapacityRow = { site: site.name, role, hosts: list.length, hostsWithoutInventory: list.length - known.length, over: false };
     if (known.length > 0) {
       row.cpuAvailable = known.reduce((s, h) => s + h.hardware!.cpuCount!, 0);
       row.memoryAvailableMiB = known.reduce((s, h) => s + h.hardware!.ramMiB!, 0);
     }
-    rows.capacity.push(row);
-  }
+    return row;
+  });
 }
 
-function workloadVersions(site: Site, rows: Rows): void {
+function gatherWorkloads(site: Site, g: Gathered): void {
   for (const o of site.objects) {
     const group = WORKLOAD_KINDS[o.kind];
     if (group === undefined || o.group !== group) continue;
     const key = `${o.kind}|${o.namespace ?? ''}|${o.name}`;
-    let w = rows.workloads.get(key);
+    let w = g.workloads.get(key);
     if (!w) {
       w = { kind: o.kind, name: o.name, versions: new Map() };
       if (o.namespace) w.namespace = o.namespace;
-      rows.workloads.set(key, w);
+      g.workloads.set(key, w);
     }
     w.versions.set(site.name, redactString(workloadVersion(o) ?? '?').text);
   }
 }
 
-/** Each host's hardware fields for the divergence table. */
+/** The hardware summary of each host, compared with it in divergence. */
 function hostFields(a: Analysis, siteHosts: HostRow[]): Map<KubeObject, Record<string, string | number | undefined>> {
-  const rowOf = new Map<string, HostRow>();
-  for (const r of siteHosts) {
-    const k = `${r.kind}|${r.namespace ?? ''}|${r.name}`;
-    if (!rowOf.has(k)) rowOf.set(k, r); // the first, as a search would find
-  }
   const out = new Map<KubeObject, Record<string, string | number | undefined>>();
   for (const h of a.facts.hosts) {
-    const r = rowOf.get(`${h.kind}|${h.namespace ?? ''}|${h.name}`)!;
+    const r = siteHosts.find((x) => x.name === h.name && x.kind === h.kind && x.namespace === h.namespace)!;
     out.set(h.object, {
       model: r.manufacturer || r.model ? `${r.manufacturer ?? '?'} ${r.model ?? '?'}` : undefined,
       cpu: r.cpuCount !== undefined ? `${r.cpuCount}x ${r.cpuArch ?? '?'}` : undefined,
@@ -321,40 +336,76 @@ function hostFields(a: Analysis, siteHosts: HostRow[]): Map<KubeObject, Record<s
   return out;
 }
 
-async function siteRows(
-  site: Site,
-  spec: IntentValidateSpec,
-  opts: ReportOptions,
-  now: number,
-  warnDays: number,
-  rows: Rows,
-): Promise<void> {
-  rows.errors += site.unreadable; // documents that do not parse are errors too
+/**
+ * Hosts an airshipctl host catalogue (VariableCatalogue `hosts.m3.<node>`) names that no
+ * BareMetalHost or inventory of the site has yet: they are hosts of the site too (their
+ * BareMetalHosts are generated at render time).
+ */
+function catalogueOnlyHosts(site: Site, known: readonly HostRow[], roleLabel: string): HostRow[] {
+  const names = new Set(known.map((h) => h.name));
+  const out: HostRow[] = [];
+  for (const o of site.objects) {
+    if (o.kind !== 'VariableCatalogue' || o.group !== 'airshipit.org') continue;
+    const groups = safe(o)?.hosts;
+    if (!isObj(groups)) continue;
+    for (const members of Object.values(groups)) {
+      if (!isObj(members)) continue;
+      for (const [node, h] of Object.entries(members)) {
+        if (names.has(node) || !isObj(h)) continue;
+        names.add(node);
+        const row: HostRow = {
+          site: site.name,
+          name: node,
+          kind: 'host catalogue',
+          disks: [],
+          diskCount: 0,
+          nicCount: 0,
+          profiles: [],
+          profileStatus: 'none',
+        };
+        const role = isObj(h.labels) ? str(h.labels[roleLabel]) : undefined;
+        if (role) row.role = role;
+        Object.assign(row, locate(site, o));
+        out.push(row);
+      }
+    }
+  }
+  return out;
+}
+
+async function gatherSite(site: Site, spec: IntentValidateSpec, opts: ReportOptions, g: Gathered): Promise<void> {
+  g.errors += site.unreadable; // documents that do not parse are errors too
+  const now = Date.parse(opts.now);
   const a: Analysis = await analyse(site.objects, spec);
-  certificateRows(site, a, now, warnDays, rows);
-  const siteHosts = a.facts.hosts.map((h) => hostRow(site, h, opts.roleLabel));
-  rows.hosts.push(...siteHosts);
-  const rules = findingRows(site, a, rows);
-  if ((opts.intent.capacity?.roles ?? []).length > 0) configuredCapacity(site, a, opts, rows);
-  else labelCapacity(site, a, opts, rows);
-  workloadVersions(site, rows);
-  rows.inputs.push({ name: site.name, objects: site.objects, hosts: a.facts.hosts, hostFields: hostFields(a, siteHosts) });
-  rows.summaries.push({
+  g.certificates.push(...siteCertificates(site, a, now, opts.intent.certificates?.warnDays ?? 30));
+  const siteHosts = a.facts.hosts.map((h) => Object.assign(hostRow(site, h, opts.roleLabel), locate(site, h.object)));
+  const catalogued = catalogueOnlyHosts(site, siteHosts, opts.roleLabel);
+  g.hosts.push(...siteHosts, ...catalogued);
+  const rules = siteFindings(site, a, g);
+  g.capacity.push(...((opts.intent.capacity?.roles ?? []).length > 0 ? configuredCapacity(site, a, opts) : capacityByRole(site, a, opts)));
+  gatherWorkloads(site, g);
+  g.inputs.push({ name: site.name, objects: site.objects, hosts: a.facts.hosts, hostFields: hostFields(a, siteHosts) });
+  const summary: SiteSummary = {
     name: site.name,
     source: site.source,
     mode: site.mode,
     objects: site.objects.length,
-    hosts: a.facts.hosts.length,
+    hosts: a.facts.hosts.length + catalogued.length,
     certificates: a.facts.certificates.length,
     encryptedDocuments: site.objects.filter((o) => isObj(safe(o)?.sops)).length,
     findings: { ...a.counts },
-    rules: Object.fromEntries(Object.entries(rules).sort((x, y) => cmp(x[0], y[0]))),
+    rules,
     skipped: [...site.skipped],
-  });
+  };
+  if (catalogued.length) summary.catalogueOnlyHosts = catalogued.length;
+  if (site.notes.length) summary.notes = [...site.notes];
+  g.summaries.push(summary);
 }
 
-function sortRows(rows: Rows, bySite: (a: { site: string }, b: { site: string }) => number): void {
-  rows.certificates.sort(
+function sortRows(g: Gathered, siteNames: string[]): HardwareMix[] {
+  const siteIndex = new Map(siteNames.map((n, i) => [n, i]));
+  const bySite = (a: { site: string }, b: { site: string }): number => siteIndex.get(a.site)! - siteIndex.get(b.site)!;
+  g.certificates.sort(
     (a, b) =>
       a.daysLeft - b.daysLeft ||
       bySite(a, b) ||
@@ -363,8 +414,8 @@ function sortRows(rows: Rows, bySite: (a: { site: string }, b: { site: string })
       cmp(a.field, b.field) ||
       cmp(a.subject, b.subject),
   );
-  rows.hosts.sort((a, b) => bySite(a, b) || cmp(a.role ?? '~', b.role ?? '~') || cmp(a.name, b.name) || cmp(a.kind, b.kind));
-  rows.security.sort(
+  g.hosts.sort((a, b) => bySite(a, b) || cmp(a.role ?? '~', b.role ?? '~') || cmp(a.name, b.name) || cmp(a.kind, b.kind));
+  g.security.sort(
     (a, b) =>
       bySite(a, b) ||
       cmp(a.rule, b.rule) ||
@@ -373,12 +424,9 @@ function sortRows(rows: Rows, bySite: (a: { site: string }, b: { site: string })
       cmp(a.field, b.field) ||
       cmp(a.message, b.message),
   );
-  rows.capacity.sort((a, b) => bySite(a, b) || cmp(a.role, b.role));
-}
-
-function hardwareMix(hosts: HostRow[], bySite: (a: { site: string }, b: { site: string }) => number): HardwareMix[] {
+  g.capacity.sort((a, b) => bySite(a, b) || cmp(a.role, b.role));
   const mixMap = new Map<string, HardwareMix>();
-  for (const h of hosts) {
+  for (const h of g.hosts) {
     const model = h.manufacturer || h.model ? `${h.manufacturer ?? '?'} ${h.model ?? '?'}` : 'unknown';
     const k = `${h.site}|${model}`;
     const m = mixMap.get(k);
@@ -388,9 +436,9 @@ function hardwareMix(hosts: HostRow[], bySite: (a: { site: string }, b: { site: 
   return [...mixMap.values()].sort((a, b) => bySite(a, b) || cmp(a.model, b.model));
 }
 
-function workloadRows(rows: Rows, siteNames: string[], opts: ReportOptions): WorkloadRow[] {
+function workloadRows(g: Gathered, siteNames: string[], opts: ReportOptions): WorkloadRow[] {
   const siteRes = siteNames.map((n) => (n.length >= 3 ? new RegExp(n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g') : undefined));
-  return [...rows.workloads.values()]
+  return [...g.workloads.values()]
     .map((w) => {
       const versions: WorkloadRow['versions'] = [];
       const masked = new Set<string | null>();
@@ -406,23 +454,21 @@ function workloadRows(rows: Rows, siteNames: string[], opts: ReportOptions): Wor
     .sort((a, b) => cmp(a.kind, b.kind) || cmp(a.namespace ?? '', b.namespace ?? '') || cmp(a.name, b.name));
 }
 
-function thresholdsOf(rows: Rows, divergenceRows: number, opts: ReportOptions): Threshold[] {
+function thresholds(g: Gathered, divergent: number, opts: ReportOptions): Threshold[] {
   const counts: Record<ThresholdName, number> = {
-    'expired-certs': rows.certificates.filter((c) => c.status === 'expired').length,
-    'expiring-certs': rows.certificates.filter((c) => c.status === 'expiring').length,
-    'unencrypted-secrets': rows.security.filter((s) => s.rule === 'encryption').length,
-    'insecure-bmc': rows.security.filter((s) => s.rule === 'insecure-tls' || s.rule === 'plain-http-bmc').length,
-    divergence: divergenceRows,
-    'unmatched-hosts': rows.hosts.filter((h) => h.profileStatus === 'mismatch' || h.profileStatus === 'no-inventory').length,
-    'over-capacity': Math.max(rows.capacityFindings, rows.capacity.filter((c) => c.over).length),
-    errors: rows.errors,
+    'expired-certs': g.certificates.filter((c) => c.status === 'expired').length,
+    'expiring-certs': g.certificates.filter((c) => c.status === 'expiring').length,
+    'unencrypted-secrets': g.security.filter((s) => s.rule === 'encryption').length,
+    'insecure-bmc': g.security.filter((s) => s.rule === 'insecure-tls' || s.rule === 'plain-http-bmc').length,
+    divergence: divergent,
+    'unmatched-hosts': g.hosts.filter((h) => h.profileStatus === 'mismatch' || h.profileStatus === 'no-inventory').length,
+    'over-capacity': Math.max(g.capacityFindings, g.capacity.filter((c) => c.over).length),
+    errors: g.errors,
   };
   return THRESHOLDS.map((name) => ({ name, broken: opts.failOn.includes(name) && counts[name] > 0, count: counts[name] }));
 }
 
 export async function buildReport(sites: readonly Site[], opts: ReportOptions): Promise<Report> {
-  const now = Date.parse(opts.now);
-  const warnDays = opts.intent.certificates?.warnDays ?? 30;
   const spec: IntentValidateSpec = {
     ...opts.intent,
     now: opts.now,
@@ -433,7 +479,7 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
       ...opts.intent.rules,
     },
   };
-  const rows: Rows = {
+  const g: Gathered = {
     summaries: [],
     certificates: [],
     hosts: [],
@@ -444,13 +490,10 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
     errors: 0,
     capacityFindings: 0,
   };
-  for (const site of sites) await siteRows(site, spec, opts, now, warnDays, rows);
-
+  for (const site of sites) await gatherSite(site, spec, opts, g);
   const siteNames = sites.map((s) => s.name);
-  const siteIndex = new Map(siteNames.map((n, i) => [n, i]));
-  const bySite = (a: { site: string }, b: { site: string }): number => siteIndex.get(a.site)! - siteIndex.get(b.site)!;
-  sortRows(rows, bySite);
-  const div = divergence(rows.inputs, {
+  const mix = sortRows(g, siteNames);
+  const div = divergence(g.inputs, {
     reference: opts.reference,
     roleLabel: opts.roleLabel,
     ignoreFields: opts.ignoreFields,
@@ -460,15 +503,16 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
   const report: Report = {
     apiVersion: REPORT_API_VERSION,
     kind: REPORT_KIND,
-    now: new Date(now).toISOString().replace('.000Z', 'Z'),
-    sites: rows.summaries,
-    certificates: rows.certificates,
-    hardware: { hosts: rows.hosts, mix: hardwareMix(rows.hosts, bySite) },
+    now: new Date(Date.parse(opts.now)).toISOString().replace('.000Z', 'Z'),
+    sites: g.summaries,
+    certificates: g.certificates,
+    hardware: { hosts: g.hosts, mix },
     divergence: div,
-    workloads: workloadRows(rows, siteNames, opts),
-    security: rows.security,
-    capacity: rows.capacity,
-    thresholds: thresholdsOf(rows, div.length, opts),
+    workloads: workloadRows(g, siteNames, opts),
+    security: g.security,
+    capacity: g.capacity,
+    thresholds: thresholds(g, div.length, opts),
+    failOn: [...opts.failOn],
   };
   if (opts.reference) report.reference = opts.reference;
   return report;
