@@ -5,7 +5,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from './args.js';
 import { changedSites, indexFleet, matrixEntries, type SitePackage } from '../fleet/sites.js';
 
 export const FLEET_HELP = `baremetal-krm fleet sites [ROOT] [--changed BASE..HEAD] [--format text|json|github|gitlab]
@@ -92,14 +92,11 @@ export async function runFleet(argv: string[], io: Io): Promise<number> {
 }
 
 function parseSitesArgs(argv: string[]): { root: string; changed?: string; format: string; help: boolean } {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { changed: { type: 'string' }, format: { type: 'string', default: 'text' }, help: { type: 'boolean', short: 'h' } },
-  });
+  const args = parseCommandArgs(argv, ['changed', 'format'], []);
+  const positionals = args.positional;
   if (positionals.length > 1) throw new Error(`one ROOT folder at most, got ${positionals.length}`);
-  const format = values.format ?? 'text';
+  const format = args.one('format') ?? 'text';
   if (!['text', 'json', 'github', 'gitlab'].includes(format))
     throw new Error(`--format must be text, json, github or gitlab, got "${format}"`);
-  return { root: positionals[0] ?? '.', changed: values.changed, format, help: values.help === true };
+  return { root: positionals[0] ?? '.', changed: args.one('changed'), format, help: args.flag('help') };
 }

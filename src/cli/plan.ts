@@ -1,11 +1,11 @@
 /**
  * `baremetal-krm plan BASE HEAD` and `baremetal-krm plan --git BASE..HEAD [PATH...]`: what a
- * change will do to the fleet (src/plan). Arguments are read with node:util parseArgs. The
+ * change will do to the fleet (src/plan). Arguments are read with parseCommandArgs (node:util parseArgs), as every command's. The
  * document goes to stdout (or --output) and nothing else does; notes and the verdict go to
  * stderr. Exit codes: 0, 1 when a --fail-on class is hit, 2 on bad arguments or input.
  */
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
+import { parseCommandArgs, UsageError } from './args.js';
 import { SiteError } from '../report/load.js';
 import { buildPlan, type TreePair } from '../plan/build.js';
 import { IMPACT_CLASSES, type ImpactClass, isImpactClass, PLAN_RULES } from '../plan/classes.js';
@@ -49,8 +49,6 @@ type Format = (typeof FORMATS)[number];
 
 export const PLAN_TOOL: CiTool = { command: 'plan', rules: PLAN_RULES };
 
-class UsageError extends Error {}
-
 interface PlanOptions {
   format: Format;
   output?: string;
@@ -60,25 +58,9 @@ interface PlanOptions {
 }
 
 function readOptions(argv: string[]): PlanOptions | 'help' {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        git: { type: 'string' },
-        format: { type: 'string', default: 'text' },
-        output: { type: 'string' },
-        'fail-on': { type: 'string', multiple: true, default: [] },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-  const v = parsed.values as { git?: string; format: string; output?: string; 'fail-on': string[]; help?: boolean };
-  if (v.help) return 'help';
+  const args = parseCommandArgs(argv, ['git', 'format', 'output', 'fail-on'], []);
+  const v = { git: args.one('git'), format: args.one('format') ?? 'text', output: args.one('output'), 'fail-on': args.all('fail-on') };
+  if (args.flag('help')) return 'help';
   if (!(FORMATS as readonly string[]).includes(v.format)) throw new UsageError(`--format ${v.format}: use ${FORMATS.join(', ')}`);
   const failOn: ImpactClass[] = [];
   for (const c of v['fail-on']
@@ -88,9 +70,9 @@ function readOptions(argv: string[]): PlanOptions | 'help' {
     if (!isImpactClass(c)) throw new UsageError(`--fail-on ${c}: not an impact class; use ${IMPACT_CLASSES.join(', ')}`);
     failOn.push(c);
   }
-  if (v.git === undefined && parsed.positionals.length !== 2)
+  if (v.git === undefined && args.positional.length !== 2)
     throw new UsageError('give BASE and HEAD (two folders, files or kustomizations), or --git RANGE [PATH...]');
-  return { format: v.format as Format, output: v.output, failOn, git: v.git, paths: parsed.positionals };
+  return { format: v.format as Format, output: v.output, failOn, git: v.git, paths: args.positional };
 }
 
 function pairs(opts: PlanOptions, io: CliIo): TreePair[] {
