@@ -150,7 +150,8 @@ function readConfig(cfg: string | undefined): { spec: IntentValidateSpec } | { e
  */
 function krmObjects(objects: FileObject[], patches: Set<string>, findings: CiFinding[]): FileObject[] {
   const input = (f: FileObject, severity: 'error' | 'info', message: string): void => {
-    if (severity === 'info' && patches.has(resolve(f.path))) return;
+    // kustomize's own files and the patches they name are not KRM objects, and need not be
+    if (severity === 'info' && (patches.has(resolve(f.path)) || /(?:^|[\\/])(?:kustomization\.ya?ml|Kustomization)$/.test(f.path))) return;
     findings.push({ rule: 'input', severity, message, file: f.path, line: f.line });
   };
   return objects.filter((f) => {

@@ -234,7 +234,8 @@ export class KubeObject {
         const shown = lines.length
           ? ` (line${lines.length > 1 ? 's' : ''} ${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ', ...' : ''}${this.sourceLine === undefined ? ' of the item' : ''})`
           : '';
-        (this.#notes ??= []).push(`${this.#name()}${shown}: ${n.message}`);
+        const note = `${this.#name()}${shown}: ${n.message}`;
+        if (!this.#notes?.includes(note)) (this.#notes ??= []).push(note); // read again (readData): said once
       }
       return r.value;
     } catch (e) {

@@ -141,10 +141,14 @@ function looksLikeResourceList(text: string): boolean {
   return /^(?:kind|"kind"|'kind') *: *['"]?ResourceList\b/m.test(text) || /"kind"\s*:\s*"ResourceList"/.test(text.slice(0, 4096));
 }
 
+/** Files kpt and kustomize pass through functions that need no apiVersion/kind. */
+const KUSTOMIZATION_FILE = /(?:^|\/)(?:kustomization\.ya?ml|Kustomization)$/;
+
 /**
- * Every input item must be readable, a mapping, and have apiVersion and kind (as KRM
- * requires; kpt would not have read such a file). Returns false when an item cannot be read
- * at all: the function does not run then.
+ * Every input item must be readable and a mapping: an error otherwise, and the function does
+ * not run (returns false). An item without apiVersion and kind is not a KRM resource: kpt and
+ * kustomize pass such files (a kustomization.yaml) through functions, so it is only named
+ * (info; nothing for a kustomization file); one with only one of them is likely a typo (warning).
  */
 function checkItems(items: readonly KubeObject[], results: Results): boolean {
   let readable = true;
@@ -159,15 +163,15 @@ function checkItems(items: readonly KubeObject[], results: Results): boolean {
       continue;
     }
     if (type.apiVersion && type.kind) continue;
-    const missing = [!type.apiVersion && 'apiVersion', !type.kind && 'kind'].filter(Boolean).join(' and ');
-    const which = o.where ?? `items[${o.listIndex ?? i}]`;
     const file = o.file()?.path;
-    results.error(
-      `${which}${file ? ` (${file})` : ''}${o.name ? ` named ${o.name}` : ''} has no ${missing}: every KRM resource needs apiVersion and kind`,
-      {
+    if (!type.apiVersion && !type.kind && file && KUSTOMIZATION_FILE.test(file)) continue;
+    const which = `${o.where ?? `items[${o.listIndex ?? i}]`}${file ? ` (${file})` : ''}${o.name ? ` named ${o.name}` : ''}`;
+    if (!type.apiVersion && !type.kind)
+      results.info(`${which} has no apiVersion and kind: not a KRM resource; passed through as it is`, { rule: 'input' });
+    else
+      results.warning(`${which} has no ${type.apiVersion ? 'kind' : 'apiVersion'}: a KRM resource needs apiVersion and kind`, {
         rule: 'input',
-      },
-    );
+      });
   }
   return readable;
 }

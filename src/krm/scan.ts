@@ -53,9 +53,11 @@ function isMarker(text: string, pos: number): boolean {
 // ---------- streams ----------
 
 interface StreamDoc {
-  /** what stands before the document: `---` and `...` lines, comment-only documents */
+  /** what stands before the document: `---` and `...` lines, comment-only documents, its own leading comments */
   lead: string;
-  /** the document verbatim (from the line after its `---`, or from the `---`'s inline content) */
+  /** where the document's own leading comments start in `lead` */
+  comments: number;
+  /** the document verbatim, from its first line of content (or the `---` line's inline content) */
   body: string;
   /** offset of `body` in the text */
   offset: number;
@@ -66,17 +68,20 @@ interface StreamDoc {
 /**
  * Splits a multi-document YAML stream into documents, verbatim: joining each document's lead
  * and body, then the tail, gives the text back. A line starting with `---` or `...` always ends
- * a document (YAML forbids either at column 0 inside one, even in a block scalar).
+ * a document (YAML forbids either at column 0 inside one, even in a block scalar). A document
+ * starts at its first line of content: comments above it are its lead, so that its line is
+ * where its content is.
  */
 export function splitDocuments(text: string): { docs: StreamDoc[]; tail: string } {
   const docs: StreamDoc[] = [];
   let lead = '';
   let start = 0;
-  let startLine = 1;
-  let content = false;
+  let content = -1; // offset of the current document's first line of content
+  let contentLine = 0;
   const close = (end: number): void => {
-    if (content) {
-      docs.push({ lead, body: text.slice(start, end), offset: start, line: startLine });
+    if (content >= 0) {
+      const comments = lead.length;
+      docs.push({ lead: lead + text.slice(start, content), comments, body: text.slice(content, end), offset: content, line: contentLine });
       lead = '';
     } else lead += text.slice(start, end);
   };
@@ -91,19 +96,21 @@ export function splitDocuments(text: string): { docs: StreamDoc[]; tail: string 
     const next = end + 1;
     if (isMarker(text, pos)) {
       close(pos);
-      content = false;
+      content = -1;
       // `---` followed by content on its line (`--- |`, `--- {a: 1}`): the document starts after `--- `
       if (text.charCodeAt(pos) === 45 && !isSkipLine(text, pos + 3, end)) {
         lead += text.slice(pos, pos + 4);
-        start = pos + 4;
-        startLine = line;
-        content = true;
+        start = content = pos + 4;
+        contentLine = line;
       } else {
         lead += text.slice(pos, Math.min(next, text.length));
         start = next;
-        startLine = line + 1;
       }
-    } else if (!content && !isSkipLine(text, pos, end) && text.charCodeAt(pos) !== 37) content = true; // `%` directives are no content
+    } else if (content < 0 && !isSkipLine(text, pos, end) && text.charCodeAt(pos) !== 37) {
+      // `%` directives are no content
+      content = pos;
+      contentLine = line;
+    }
     pos = next;
     line++;
   }
@@ -111,9 +118,9 @@ export function splitDocuments(text: string): { docs: StreamDoc[]; tail: string 
   return { docs, tail: lead };
 }
 
-/** Splits a multi-document YAML stream into its documents' text (comment-only documents dropped). */
+/** Splits a multi-document YAML stream into its documents' text, each with its leading comments (comment-only documents dropped). */
 export function splitStream(text: string): string[] {
-  return splitDocuments(text).docs.map((d) => d.body);
+  return splitDocuments(text).docs.map((d) => d.lead.slice(d.comments) + d.body);
 }
 
 // ---------- list documents: sections ----------

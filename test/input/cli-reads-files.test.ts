@@ -114,10 +114,10 @@ describe('documents that are not KRM objects', () => {
     );
     const r = await validate([file]);
     expect(r.code).toBe(1);
-    expect(r.err).toContain(`info: ${file}:9: document 2 is not a mapping (it is a list): skipped, not a KRM object [input]`);
-    expect(r.err).toContain(`info: ${file}:12: document 3 has no apiVersion and kind: skipped, not a KRM object [input]`);
-    expect(r.err).toContain(`error: ${file}:14: document 4 has kind but no apiVersion: every KRM resource needs both [input]`);
-    expect(r.err).toMatch(new RegExp(`error: ${file}:18: document 5 is not valid YAML at line 19, column 1: `));
+    expect(r.err).toContain(`${file}:9: info: document 2 is not a mapping (it is a list): skipped, not a KRM object [input]`);
+    expect(r.err).toContain(`${file}:12: info: document 3 has no apiVersion and kind: skipped, not a KRM object [input]`);
+    expect(r.err).toContain(`${file}:14: error: document 4 has kind but no apiVersion: every KRM resource needs both [input]`);
+    expect(r.err).toMatch(new RegExp(`${file}:18: error: document 5 is not valid YAML at line 19, column 1: `));
   });
 });
 
@@ -135,7 +135,7 @@ describe('report', () => {
     const plain = await run(['--format', 'json', join(dir, 'site')]);
     expect(plain.code).toBe(0);
     expect(plain.err).toMatch(
-      /site site: skipped broken\.yaml:1: does not parse as YAML \(document 1 is not valid YAML at line 5, column 1: /,
+      /site\/broken\.yaml:1: error: skipped: does not parse as YAML \(document 1 is not valid YAML at line 5, column 1: .*\) \[input\]\n/,
     );
     const strict = await run(['--fail-on', 'errors', '--format', 'json', join(dir, 'site')]);
     expect(strict.code).toBe(1);

@@ -161,16 +161,21 @@ describe('nothing destroyed on bad input', () => {
 });
 
 describe('items that are not KRM resources', () => {
-  it('a non-mapping item and one without apiVersion/kind: one error each, with the index; the function does not run on unreadable input', async () => {
+  it('a non-mapping item is an error with its index (the function does not run); one without apiVersion/kind is named', async () => {
     const r = await runFunction(identity, resourceList(['- a\n- b\n', 'metadata:\n  name: x\n', cm('ok')]));
     expect(r.exitCode).toBe(1);
-    expect(errors(r).map((e) => e.message)).toEqual([
-      'items[0] is not a mapping (it is a list): a KRM resource is a mapping with apiVersion, kind and metadata',
-      'items[1] named x has no apiVersion and kind: every KRM resource needs apiVersion and kind',
+    expect(r.results.map((e) => `${e.severity} ${e.message}`)).toEqual([
+      'error items[0] is not a mapping (it is a list): a KRM resource is a mapping with apiVersion, kind and metadata',
+      'info items[1] named x has no apiVersion and kind: not a KRM resource; passed through as it is',
     ]);
-    const s = await runFunction(intentValidate as typeof identity, 'kind: ConfigMap\nmetadata:\n  name: web\n');
-    expect(errors(s).map((e) => e.message)).toEqual([
-      'document 1 named web has no apiVersion: every KRM resource needs apiVersion and kind',
+    // half a type is likely a typo; a kustomization.yaml (kpt passes it through functions) is expected
+    const kustomization = 'resources: [a.yaml]\nmetadata:\n  annotations:\n    config.kubernetes.io/path: site/kustomization.yaml\n';
+    const s = await runFunction(
+      intentValidate as typeof identity,
+      resourceList(['kind: ConfigMap\nmetadata:\n  name: web\n', kustomization]),
+    );
+    expect(s.results.filter((x) => x.tags?.rule === 'input').map((e) => `${e.severity} ${e.message}`)).toEqual([
+      'warning items[0] named web has no apiVersion: a KRM resource needs apiVersion and kind',
     ]);
   });
 });
