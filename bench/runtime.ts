@@ -89,7 +89,8 @@ function input(docs: string[], form: Form, config?: string): string {
 
 /** µs per object of a pass-through (header only) and of reading every object whole. */
 async function perObject(docs: string[], form: Form): Promise<{ pass: number; read: number }> {
-  const runs = docs.length >= 100_000 ? 1 : docs.length >= 10_000 ? 2 : 5;
+  // medians of several runs (GC and the JIT make single small runs noisy)
+  const runs = docs.length >= 100_000 ? 2 : docs.length >= 10_000 ? 5 : 15;
   const pass = input(docs, form);
   const tPass = await timeAsync(() => runFunction(identity, pass), runs, 0);
   const tRead = await timeAsync(() => readWhole(pass), runs, 0);
@@ -137,7 +138,7 @@ async function keyCurves(): Promise<void> {
       for (const keys of sizes) {
         const doc = bigConfigMap(keys, careful);
         const text = input([doc], form);
-        cols.push(((await timeAsync(() => readWhole(text), 2, 0)) * 1000) / keys);
+        cols.push(((await timeAsync(() => readWhole(text), 7, 0)) * 1000) / keys);
       }
       console.log(
         `${(careful ? 'careful' : 'fast').padEnd(9)}${form.padEnd(8)}${cols.map((c) => fmt(c, 2).padStart(9)).join('')}   ${fmt(cols[cols.length - 1]! / cols[0]!, 2)}`,
