@@ -7,6 +7,8 @@
  */
 import type { KubeObject } from '../krm/index.js';
 import { bmcIdentity } from '../model/bmc.js';
+// which keys and values are credentials: one source of truth, shared with every output's redaction
+import { isCredentialKey, isNonCredentialSecretKey, isSopsEncrypted as isEncrypted } from '../secrets/redact.js';
 import { RULES, type RuleSeverity } from './rules.js';
 import { checkSchemas, type SchemaOptions } from './schema.js';
 import { checkCertificates, type CertificateFact } from './certificates.js';
@@ -117,21 +119,7 @@ function mac(v: string): string {
   return v.trim().toLowerCase().replace(/-/g, ':');
 }
 
-const SENSITIVE_KEY = /pass(word|wd|phrase)?$|secret|token|private.?key|-key(-data)?$|\.key$|^key$|credential|api[-_]?key|access[-_]?key/i;
-/** Settings about a secret, not secrets: `tokenTTL`, `sessionTimeout`, `tokenExpirySeconds` ... */
-const SETTING_KEY = /(?:ttl|timeout|seconds|minutes|hours|interval|duration|period)$/i;
-/** Keys that name or point at a secret rather than hold one (`credentialsName`, `secretRef` ...). */
-const REFERENCE_KEY = /(?:Name|Ref|Namespace|Path|File|Selector|Template|Regex)$/;
-/**
- * Secret keys that hold no secret: Metal3 network data and metadata (addresses, links, routes),
- * which airshipctl and Metal3 keep in Secrets only because BMO reads them from there.
- */
-const NON_SENSITIVE_SECRET_KEY = /^(?:networkData|network[-_]?data|metaData|meta[-_]?data|nmstate|networkConfig)$/;
 const TEMPLATE_LEFTOVER = /<no value>|NEWSITE_CHANGEME|CHANGEME/;
-
-function isEncrypted(v: unknown): boolean {
-  return typeof v === 'string' && v.startsWith('ENC[');
-}
 
 /** Runs every rule. Pure: nothing is printed, nothing is changed. */
 export async function analyse(objects: readonly KubeObject[], spec: IntentValidateSpec = {}, opts: AnalyseOptions = {}): Promise<Analysis> {
@@ -626,7 +614,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
           const m = d[section];
           if (!isObj(m)) continue;
           for (const [name, v] of Object.entries(m))
-            if (v !== null && v !== '' && !isEncrypted(v) && !NON_SENSITIVE_SECRET_KEY.test(name)) plain.push(`${section}.${name}`);
+            if (v !== null && v !== '' && !isEncrypted(v) && !isNonCredentialSecretKey(name)) plain.push(`${section}.${name}`);
         }
       } else if (o.group !== 'baremetal-krm.dev' && (k === 'VariableCatalogue' || /Catalogue$/.test(k))) {
         collectSensitive(d, [], plain);
@@ -823,14 +811,7 @@ function collectSensitive(v: unknown, path: string[], out: string[]): void {
       if (k === 'sops' && path.length === 0) continue;
       if (k === 'metadata' && path.length === 0) continue;
       // a number is a plaintext secret too (`password: 12345`)
-      if (
-        (typeof x === 'string' || typeof x === 'number') &&
-        SENSITIVE_KEY.test(k) &&
-        !REFERENCE_KEY.test(k) &&
-        !SETTING_KEY.test(k) &&
-        x !== '' &&
-        !isEncrypted(x)
-      )
+      if ((typeof x === 'string' || typeof x === 'number') && isCredentialKey(k) && x !== '' && !isEncrypted(x))
         out.push([...path, k].join('.'));
       else collectSensitive(x, [...path, k], out);
     }

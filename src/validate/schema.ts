@@ -8,6 +8,7 @@ import { crdSchemas, withoutRequired } from './crd.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 import { unpack } from './packed.js';
 import { dotted, isRecord as isObj, wordsPattern, YAML11_ONLY_BOOL } from '../krm/index.js';
+import { describeValue, isSensitivePath, quoteValue } from '../secrets/redact.js';
 
 export interface SchemaOptions {
   skipKinds: Set<string>;
@@ -173,11 +174,20 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
     case 'required':
       return `is missing required field "${String(p.missingProperty)}": add it`;
     case 'enum':
-      return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, found ${JSON.stringify(valueAt(data, path))}`;
+      return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, found ${quoteValue(data, path, valueAt(data, path))}`;
     case 'type': {
       const v = valueAt(data, path);
+      // a credential's value is described by type and length, never quoted
       const found =
-        v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a mapping' : `${typeof v} ${JSON.stringify(v)}`;
+        v === null
+          ? 'null'
+          : Array.isArray(v)
+            ? 'a list'
+            : typeof v === 'object'
+              ? 'a mapping'
+              : isSensitivePath(data, path)
+                ? describeValue(v)
+                : `${typeof v} ${JSON.stringify(v)}`;
       // `integer,null`: null means "not set" and needs no mention
       const types = String(p.type)
         .split(',')
@@ -192,7 +202,7 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
     }
     case 'pattern':
       if (p.pattern === PORT_NAME)
-        return `must be a port number or a port name (up to 15 lowercase letters, digits and "-", at least one letter, as the container port's name), found ${JSON.stringify(valueAt(data, path))}: fix the value or name the container port`;
+        return `must be a port number or a port name (up to 15 lowercase letters, digits and "-", at least one letter, as the container port's name), found ${quoteValue(data, path, valueAt(data, path))}: fix the value or name the container port`;
       return `does not match the pattern ${String(p.pattern)}: fix the value`;
     default:
       return `${e.message ?? 'is invalid'}`;
@@ -332,6 +342,28 @@ export function lineOfPath(o: KubeObject, path: readonly (string | number)[]): n
   return found < 0 ? undefined : (o.sourceLine ?? 1) + found;
 }
 
+function dataOf(o: KubeObject): unknown {
+  try {
+    return o.data;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What is ambiguous about plain value `v`; a credential's value is described by its length, never quoted (nor what a reader makes of it). */
+function ambiguity(v: string, sensitive: boolean): string {
+  if (sensitive)
+    return `a plain value of ${v.length} character(s) is ambiguous: YAML 1.1 (kubectl, yaml.v2) and YAML 1.2 (kustomize kyaml, yaml.v3) read it differently; quote it`;
+  const reading = /^(y|yes|on|n|no|off)$/i.test(v)
+    ? `YAML 1.1 (kubectl, yaml.v2) reads it as ${/^(y|yes|on)$/i.test(v) ? 'true' : 'false'}, YAML 1.2 (kustomize kyaml, yaml.v3) as the string "${v}"`
+    : /^[-+]?0[0-7]+$/.test(v)
+      ? `YAML 1.1 reads it as octal ${parseInt(v, 8)}, YAML 1.2 as decimal ${parseInt(v, 10)}`
+      : v.includes('_')
+        ? `YAML 1.1 reads it as the number ${v.replace(/_/g, '')}, YAML 1.2 as the string "${v}"`
+        : `YAML 1.1 reads it as a base-60 number, YAML 1.2 as the string "${v}"`;
+  return `plain value ${v} is ambiguous: ${reading}; quote it ("${v}")${/^(y|yes|on|n|no|off)$/i.test(v) ? ' or write true/false' : ''}`;
+}
+
 /** Plain scalars YAML 1.1 and YAML 1.2 (Go yaml.v3, kyaml, JSON schema tools) read differently. */
 export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
   const out: SchemaFinding[] = [];
@@ -341,16 +373,9 @@ export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
     if (value === undefined || value === '' || /^[|>][-+0-9]*(\s+#.*)?$/.test(value)) return;
     const v = stripComment(value);
     if (!AMBIGUOUS.test(v)) return;
-    const reading = /^(y|yes|on|n|no|off)$/i.test(v)
-      ? `YAML 1.1 (kubectl, yaml.v2) reads it as ${/^(y|yes|on)$/i.test(v) ? 'true' : 'false'}, YAML 1.2 (kustomize kyaml, yaml.v3) as the string "${v}"`
-      : /^[-+]?0[0-7]+$/.test(v)
-        ? `YAML 1.1 reads it as octal ${parseInt(v, 8)}, YAML 1.2 as decimal ${parseInt(v, 10)}`
-        : v.includes('_')
-          ? `YAML 1.1 reads it as the number ${v.replace(/_/g, '')}, YAML 1.2 as the string "${v}"`
-          : `YAML 1.1 reads it as a base-60 number, YAML 1.2 as the string "${v}"`;
     out.push({
       rule: 'yaml-ambiguous',
-      message: `${o.id}: ${dotted(path)}: plain value ${v} is ambiguous: ${reading}; quote it ("${v}")${/^(y|yes|on|n|no|off)$/i.test(v) ? ' or write true/false' : ''}`,
+      message: `${o.id}: ${dotted(path)}: ${ambiguity(v, isSensitivePath(dataOf(o), path))}`,
       object: o,
       field: dotted(path),
       path,
