@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from './args.js';
 import { CLUSTER_SCOPED, kustomizeFacts } from './kustomization.js';
 import { readYamlFiles, type FileObject } from './files.js';
+import { Redactor } from '../secrets/redact.js';
 
 export const VALIDATE_HELP = `baremetal-krm validate [--config FILE] [--quiet] FILE|FOLDER...
 
@@ -54,11 +55,14 @@ export interface CliIo {
 }
 
 export async function runValidate(argv: string[], io: CliIo): Promise<number> {
+  // every line leaves through the redaction: the environment's credentials now, the files' once read
+  const secrets = new Redactor().addEnv(process.env);
+  const err = (s: string): void => io.err(secrets.scrub(s));
   let args: ReturnType<typeof parseArgs>;
   try {
     args = parseArgs(argv, ['config']);
   } catch (e) {
-    io.err(`baremetal-krm validate: ${(e as Error).message}\n`);
+    err(`baremetal-krm validate: ${(e as Error).message}\n`);
     return 2;
   }
   if (args.flags.has('help')) {
@@ -67,7 +71,7 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   }
   const unknown = [...args.flags].filter((f) => f !== 'quiet');
   if (unknown.length) {
-    io.err(`baremetal-krm validate: unknown option --${unknown[0]} (see --help)\n`);
+    err(`baremetal-krm validate: unknown option --${unknown[0]} (see --help)\n`);
     return 2;
   }
   const results = new Results();
@@ -80,12 +84,12 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
       loadYaml(text);
       fc = KubeObject.fromDocument(text);
     } catch (e) {
-      io.err(`baremetal-krm validate: --config ${cfg}: ${(e as Error).message}\n`);
+      err(`baremetal-krm validate: --config ${cfg}: ${(e as Error).message}\n`);
       return 2;
     }
     const s = readSpec<IntentValidateSpec>(CONFIG, fc, results);
     if (s === undefined) {
-      for (const r of results.list) io.err(`${cfg}: ${formatResult(r)}\n`);
+      for (const r of results.list) err(`${cfg}: ${formatResult(r)}\n`);
       return 2;
     }
     spec = s;
@@ -94,16 +98,17 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   try {
     files = expandPaths(args.positional);
   } catch (e) {
-    io.err(`baremetal-krm validate: ${(e as Error).message}\n`);
+    err(`baremetal-krm validate: ${(e as Error).message}\n`);
     return 2;
   }
   let objects: FileObject[];
   try {
     objects = readYamlFiles(files);
   } catch (e) {
-    io.err(`baremetal-krm validate: ${(e as Error).message}\n`);
+    err(`baremetal-krm validate: ${(e as Error).message}\n`);
     return 2;
   }
+  for (const f of objects) addFileCredentials(secrets, f);
   // documents that are not KRM objects (kustomization.yaml, JSON patches, values files) are skipped
   const krm = objects.filter((f) => {
     let o: KubeObject['data'];
@@ -175,11 +180,19 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   }
   lines.sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
   const quiet = args.flags.has('quiet');
-  for (const l of lines) if (!quiet || l.severity === 'error') io.err(l.text + '\n');
+  for (const l of lines) if (!quiet || l.severity === 'error') err(l.text + '\n');
   const count = (s: Finding['severity']): number => lines.filter((l) => l.severity === s).length;
   const errors = count('error');
-  io.err(
+  err(
     `${errors} error(s), ${count('warning')} warning(s), ${count('info')} info in ${krm.length} object(s) from ${files.length} file(s)\n`,
   );
   return errors > 0 ? 1 : 0;
+}
+
+function addFileCredentials(secrets: Redactor, f: FileObject): void {
+  try {
+    secrets.addData(f.object.data);
+  } catch {
+    // a document that does not parse is reported by its position, never by its text
+  }
 }

@@ -9,6 +9,7 @@ import { Context } from './context.js';
 import { readInput, writeOutput, type ParsedInput } from './resource-list.js';
 import { formatResult, Results, type Result } from './results.js';
 import { schemaReference, type JsonSchema } from './schema-doc.js';
+import { redactText, Redactor } from '../secrets/redact.js';
 
 export const API_VERSION = 'baremetal-krm.dev/v1alpha1';
 
@@ -129,6 +130,7 @@ export async function runFunction<Spec>(
   } catch (e) {
     if (!(e instanceof KrmError)) throw e;
     results.error(e.message, { rule: 'input' });
+    new Redactor().addEnv(env).scrubResults(results.list);
     // nothing could be read: echo a ResourceList with the result so tools show it
     const empty: ParsedInput = { format: 'list', items: [], sections: [], seqIndent: 0 };
     const output = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n' + writeOutput(empty, [], results.list);
@@ -137,8 +139,10 @@ export async function runFunction<Spec>(
   const spec = readSpec<Spec>(def, parsed.functionConfig, results);
   let items = parsed.items;
   let internal = '';
+  let secrets = new Redactor();
   if (spec !== undefined) {
     const ctx = new Context<Spec>([...parsed.items], spec, parsed.functionConfig, env);
+    secrets = ctx.secrets;
     try {
       await def.run(ctx);
       items = [...ctx.items];
@@ -156,9 +160,28 @@ export async function runFunction<Spec>(
   if (parsed.functionConfig?.annotations[REPORT_ONLY] === 'true') {
     for (const r of results.list) if (r.severity === 'error') r.severity = 'warning';
   }
+  // every text a reader sees leaves through the redaction (src/secrets): results (and the
+  // stderr lines made of them) and internal errors, scrubbed of every credential of this run
+  if (results.list.length > 0 || internal) {
+    secrets.addEnv(env);
+    for (const o of [...parsed.items, ...(parsed.functionConfig ? [parsed.functionConfig] : [])]) addCredentialsOf(secrets, o);
+    secrets.scrubResults(results.list);
+  }
   const out = finish(writeOutput(parsed, items, results.list), results.list);
-  if (internal) out.stderr += internal + '\n';
+  if (internal) out.stderr += secrets.scrub(internal) + '\n';
   return out;
+}
+
+/** Cheap test of an item's text: one without any of these holds no credential to look for. */
+const MAY_HOLD_CREDENTIALS = /pass|pwd|secret|token|credential|auth|key|user|@|ENC\[|PRIVATE|Basic|Bearer|kind: *Secret/i;
+
+function addCredentialsOf(secrets: Redactor, o: KubeObject): void {
+  if (!MAY_HOLD_CREDENTIALS.test(o.body)) return;
+  try {
+    secrets.addData(o.data);
+  } catch {
+    // an item that does not parse holds nothing the function could have quoted from its data
+  }
 }
 
 function finish(output: string, results: Result[]): RunOutput {
@@ -235,7 +258,7 @@ export async function main<Spec>(def: FunctionDefinition<Spec>): Promise<void> {
     if (r.stderr) await write(2, r.stderr);
     process.exitCode = r.exitCode;
   } catch (e) {
-    await write(2, `${def.name}: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    await write(2, `${def.name}: internal error: ${redactText((e as Error).stack ?? String(e))}\n`);
     process.exitCode = 1;
   }
 }
