@@ -226,6 +226,40 @@ function encodings(v: string): string[] {
   ];
 }
 
+/**
+ * Calls `found` for every credential in an item's data: every value of a Secret's `data` /
+ * `stringData` (base64 decoded too; not Metal3 network data), values at credential paths
+ * (`isSensitivePath`, but not what only names something: `namesSomething`), credentials written
+ * inline in strings (`redactValueText`) and the value after a sensitive flag in a command line.
+ */
+export function forEachCredential(root: unknown, found: (value: string | number, path: (string | number)[]) => void): void {
+  const leaf = (path: (string | number)[], v: string | number): void => {
+    if (isRecord(root) && root.kind === 'Secret' && (path[0] === 'data' || path[0] === 'stringData')) {
+      if (path.length === 2 && isNonCredentialSecretKey(String(path[1]))) return;
+      found(v, path);
+      const text = path[0] === 'data' && typeof v === 'string' ? decodeBase64(v) : undefined;
+      if (text !== undefined) found(text, path);
+      return;
+    }
+    if (isSensitivePath(root, path) && !namesSomething(path, v)) found(v, path);
+    if (typeof v !== 'string') return;
+    const inline: string[] = [];
+    redactValueText(v, inline);
+    for (const f of inline) found(f, path);
+  };
+  const visit = (v: unknown, path: (string | number)[]): void => {
+    if (Array.isArray(v)) {
+      redactArgs(v).forEach((shown, i) => {
+        const x = v[i];
+        if (shown === MASK && x !== MASK && (typeof x === 'string' || typeof x === 'number')) found(x, [...path, i]);
+      });
+      v.forEach((x, i) => visit(x, [...path, i]));
+    } else if (isRecord(v)) for (const [k, x] of Object.entries(v)) visit(x, [...path, k]);
+    else if (typeof v === 'string' || typeof v === 'number') leaf(path, v);
+  };
+  visit(root, []);
+}
+
 /** The parts of a result that are text a reader sees. */
 export interface RedactableResult {
   message: string;
@@ -267,31 +301,10 @@ export class Redactor {
     return this;
   }
 
-  /** Every credential in an item's data: values at sensitive paths (base64 Secret data decoded too) and inline ones. */
+  /** Every credential in an item's data (`forEachCredential`). */
   addData(root: unknown): this {
-    const visit = (v: unknown, path: (string | number)[]): void => {
-      if (Array.isArray(v)) {
-        redactArgs(v).forEach((shown, i) => {
-          if (shown === MASK && v[i] !== MASK) this.add(v[i]);
-        });
-        v.forEach((x, i) => visit(x, [...path, i]));
-      } else if (isRecord(v)) for (const [k, x] of Object.entries(v)) visit(x, [...path, k]);
-      else if (typeof v === 'string' || typeof v === 'number') this.#addLeaf(root, path, v);
-    };
-    visit(root, []);
+    forEachCredential(root, (v) => this.add(v));
     return this;
-  }
-
-  #addLeaf(root: unknown, path: (string | number)[], v: string | number): void {
-    if (isRecord(root) && root.kind === 'Secret' && (path[0] === 'data' || path[0] === 'stringData')) {
-      if (path.length === 2 && isNonCredentialSecretKey(String(path[1]))) return;
-      this.add(v);
-      if (path[0] === 'data' && typeof v === 'string') this.add(decodeBase64(v));
-    } else if (isSensitivePath(root, path) && !namesSomething(path, v)) this.add(v);
-    if (typeof v !== 'string') return;
-    const found: string[] = [];
-    redactValueText(v, found);
-    for (const f of found) this.add(f);
   }
 
   /** `text` without any known credential, in any encoding: safe on any format (JSON, HTML, YAML), it only replaces values. */
