@@ -67,10 +67,26 @@ function run(cmd, argv, env = {}, quiet = false) {
   return r.stdout;
 }
 
+// the simulated BMCs' credentials: BMC_USERNAME / BMC_PASSWORD from the environment when set (never printed)
+const bmcUser = process.env.BMC_USERNAME ?? 'admin';
+const bmcPassword = process.env.BMC_PASSWORD ?? 'password';
+
 async function startSimulator() {
   const trees = ['libredfish-dell', 'libredfish-hpe', 'libredfish-supermicro'];
-  const argv = [join(root, 'dist/redfish-sim.cjs'), '--port', '18441', '--count', '3', '--json', ...trees.flatMap((t) => ['--tree', t])];
-  console.log(`$ node dist/redfish-sim.cjs --port 18441 --count 3 --json ${trees.map((t) => `--tree ${t}`).join(' ')} &`);
+  const creds = ['--username', bmcUser, '--password', bmcPassword];
+  const argv = [
+    join(root, 'dist/redfish-sim.cjs'),
+    '--port',
+    '18441',
+    '--count',
+    '3',
+    '--json',
+    ...creds,
+    ...trees.flatMap((t) => ['--tree', t]),
+  ];
+  console.log(
+    `$ node dist/redfish-sim.cjs --port 18441 --count 3 --json --username ${bmcUser} --password *** ${trees.map((t) => `--tree ${t}`).join(' ')} &`,
+  );
   const sim = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   sim.stderr.on('data', (d) => (err += d));
@@ -180,8 +196,8 @@ async function main() {
           '--truncate-output=false',
         ],
         {
-          BMC_USERNAME: 'admin',
-          BMC_PASSWORD: 'password',
+          BMC_USERNAME: bmcUser,
+          BMC_PASSWORD: bmcPassword,
         },
       );
       for (const f of files(join(site, 'inventory'))) console.log(`  ${show(join(site, 'inventory', f))}`);
