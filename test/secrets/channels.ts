@@ -134,7 +134,6 @@ export const CHANNELS: Channel[] = [
   {
     id: 'bmc-error-body',
     what: 'a BMC that answers 500 echoing the Authorization header (simulator fault echo-credentials)',
-    pending: REDFISH_FIX,
     plant: (c, f) => {
       Object.assign(f.env, { BMC_ECHO_HOST_USERNAME: 'admin', BMC_ECHO_HOST_PASSWORD: c });
       f.bmcs.push({ name: 'echo-host', sim: { password: c, faults: [{ path: '*', kind: 'echo-credentials' }] } });
