@@ -37,9 +37,17 @@ export function isCredentialKey(k: string): boolean {
   return CREDENTIAL_KEY.test(k) && !REFERENCE_KEY.test(k) && !SETTING_KEY.test(k);
 }
 
+/** Keys repeat (every item has `apiVersion`, `metadata`, `name` ...): each is judged once. */
+const sensitiveKeys = new Map<string, boolean>();
+
 /** A value under this key (or env var of this name) is never shown: credentials and user names. */
 export function isSensitiveKey(k: string): boolean {
-  return isCredentialKey(k) || (IDENTITY_KEY.test(k) && !SETTING_KEY.test(k));
+  let v = sensitiveKeys.get(k);
+  if (v === undefined) {
+    v = isCredentialKey(k) || (IDENTITY_KEY.test(k) && !SETTING_KEY.test(k));
+    if (sensitiveKeys.size < 10_000) sensitiveKeys.set(k, v);
+  }
+  return v;
 }
 
 /** A Secret `data`/`stringData` key that holds no credential (Metal3 network data, metadata). */
@@ -166,8 +174,8 @@ function applyRules(s: string, rules: readonly Rule[], found?: string[]): string
   return t;
 }
 
-/** Cheap test before the rules: most text holds none of these characters or words. */
-const MAY_HOLD_INLINE = /[=@:]|BEGIN|ENC\[|Basic|Bearer|Token|Digest|Negotiate|\s-/;
+/** Cheap test before the rules: every rule needs one of these words (most text, MACs, addresses, names, holds none). */
+const MAY_HOLD_INLINE = /pass|pwd|secret|token|credential|auth|key|user|@|BEGIN|ENC\[|Basic|Bearer|Digest|Negotiate/i;
 
 /** Free text (a message, a command line, an env string) with inline credentials masked; `found` collects them. */
 export function redactText(s: string, found?: string[]): string {
@@ -176,7 +184,8 @@ export function redactText(s: string, found?: string[]): string {
 
 /** A string value (maybe a whole embedded file): `redactText` plus `key: value` lines with a sensitive key. */
 export function redactValueText(s: string, found?: string[]): string {
-  const t = redactText(s, found);
+  if (!MAY_HOLD_INLINE.test(s)) return s;
+  const t = applyRules(s, TEXT_RULES, found);
   return t.includes('\n') || /^\s*[\w.-]+\s*[:=]/.test(t) ? applyRules(t, LINE_RULES, found) : t;
 }
 
@@ -189,6 +198,7 @@ export function redactString(s: string): { redacted: boolean; text: string } {
 
 /** A command line as a list (`args`, `command`): the item after a sensitive flag (`--password`, `x`) is masked too. */
 export function redactArgs<T>(list: readonly T[]): (T | string)[] {
+  if (!list.some((x) => typeof x === 'string')) return [...list];
   return list.map((x, i) => {
     const prev = i > 0 ? list[i - 1] : undefined;
     if (typeof prev === 'string' && /^--?[A-Za-z][\w.-]*$/.test(prev) && isSensitiveKey(prev.replace(/^-+/, ''))) return MASK;
@@ -233,31 +243,63 @@ function encodings(v: string): string[] {
  * inline in strings (`redactValueText`) and the value after a sensitive flag in a command line.
  */
 export function forEachCredential(root: unknown, found: (value: string | number, path: (string | number)[]) => void): void {
-  const leaf = (path: (string | number)[], v: string | number): void => {
-    if (isRecord(root) && root.kind === 'Secret' && (path[0] === 'data' || path[0] === 'stringData')) {
+  const secretData = isRecord(root) && root.kind === 'Secret';
+  // one path, pushed and popped on the way (a copy only for `found`): items are walked by the thousand
+  const path: (string | number)[] = [];
+  const leaf = (v: string | number, sensitive: boolean): void => {
+    if (secretData && path.length >= 2 && (path[0] === 'data' || path[0] === 'stringData')) {
       if (path.length === 2 && isNonCredentialSecretKey(String(path[1]))) return;
-      found(v, path);
+      found(v, [...path]);
       const text = path[0] === 'data' && typeof v === 'string' ? decodeBase64(v) : undefined;
-      if (text !== undefined) found(text, path);
+      if (text !== undefined) found(text, [...path]);
       return;
     }
-    if (isSensitivePath(root, path) && !namesSomething(path, v)) found(v, path);
+    if (sensitive && !namesSomething(path, v)) found(v, [...path]);
     if (typeof v !== 'string') return;
     const inline: string[] = [];
     redactValueText(v, inline);
-    for (const f of inline) found(f, path);
+    for (const f of inline) found(f, [...path]);
   };
-  const visit = (v: unknown, path: (string | number)[]): void => {
+  const step = (key: string | number, v: unknown, sensitive: boolean): void => {
+    path.push(key);
+    visit(v, sensitive);
+    path.pop();
+  };
+  // `sensitive` is isSensitivePath(root, path), worked out on the way down (a walk, not a lookup per leaf)
+  const visit = (v: unknown, sensitive: boolean): void => {
     if (Array.isArray(v)) {
       redactArgs(v).forEach((shown, i) => {
         const x = v[i];
         if (shown === MASK && x !== MASK && (typeof x === 'string' || typeof x === 'number')) found(x, [...path, i]);
       });
-      v.forEach((x, i) => visit(x, [...path, i]));
-    } else if (isRecord(v)) for (const [k, x] of Object.entries(v)) visit(x, [...path, k]);
-    else if (typeof v === 'string' || typeof v === 'number') leaf(path, v);
+      v.forEach((x, i) => {
+        // env-style items: `{name: DB_PASSWORD, value: ...}`: all but the name
+        if (!sensitive && isRecord(x) && typeof x.name === 'string' && isSensitiveKey(x.name)) {
+          path.push(i);
+          for (const [k, y] of Object.entries(x)) step(k, y, k !== 'name');
+          path.pop();
+        } else step(i, x, sensitive);
+      });
+    } else if (isRecord(v)) for (const [k, x] of Object.entries(v)) step(k, x, sensitive || isSensitiveKey(k));
+    else if (typeof v === 'string' || typeof v === 'number') leaf(v, sensitive);
   };
-  visit(root, []);
+  visit(root, false);
+}
+
+const FORM_PREFIX = 6;
+
+function indexForms(known: Iterable<string>): Map<string, string[]> {
+  const index = new Map<string, string[]>();
+  for (const v of known)
+    for (const f of encodings(v)) {
+      if (f.length < FORM_PREFIX) continue;
+      const k = f.slice(0, FORM_PREFIX);
+      const list = index.get(k);
+      if (!list) index.set(k, [f]);
+      else if (!list.includes(f)) list.push(f);
+    }
+  for (const list of index.values()) list.sort((a, b) => b.length - a.length);
+  return index;
 }
 
 /** The parts of a result that are text a reader sees. */
@@ -274,14 +316,15 @@ export interface RedactableResult {
  */
 export class Redactor {
   readonly #known = new Set<string>();
-  #pattern: RegExp | undefined;
+  /** every form of every known value by its first FORM_PREFIX characters, longest first: linear in the text, whatever the number of values */
+  #index: Map<string, string[]> | undefined;
 
   /** A credential: removed from every text from now on (too short or common values are ignored, see `worthScrubbing`). */
   add(value: unknown): this {
     const v = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : undefined;
     if (v === undefined || !worthScrubbing(v) || this.#known.has(v)) return this;
     this.#known.add(v);
-    this.#pattern = undefined;
+    this.#index = undefined;
     return this;
   }
 
@@ -310,15 +353,19 @@ export class Redactor {
   /** `text` without any known credential, in any encoding: safe on any format (JSON, HTML, YAML), it only replaces values. */
   scrubKnown(text: string): string {
     if (this.#known.size === 0) return text;
-    this.#pattern ??= new RegExp(
-      [...new Set([...this.#known].flatMap(encodings))]
-        .filter((f) => f.length >= 6)
-        .sort((a, b) => b.length - a.length)
-        .map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-        .join('|'),
-      'g',
-    );
-    return text.replace(this.#pattern, MASK);
+    const index = (this.#index ??= indexForms(this.#known));
+    let out = '';
+    let last = 0;
+    for (let i = 0; i + FORM_PREFIX <= text.length; ) {
+      const form = index.get(text.slice(i, i + FORM_PREFIX))?.find((f) => text.startsWith(f, i));
+      if (form === undefined) i++;
+      else {
+        out += text.slice(last, i) + MASK;
+        i += form.length;
+        last = i;
+      }
+    }
+    return last === 0 ? text : out + text.slice(last);
   }
 
   /** Free text (a message, a log line) without known credentials and without inline ones (`redactText`). */
