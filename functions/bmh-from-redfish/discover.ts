@@ -100,7 +100,7 @@ export function rangeOrigin(scheme: string, host: string, port: number): string 
 
 function hostsOf(text: string): string[] {
   const cidr = parseCidr(text, { strict: false });
-  if (!cidr || cidr.family !== 4) throw new Error(`${text} is not an IPv4 CIDR`);
+  if (cidr?.family !== 4) throw new Error(`${text} is not an IPv4 CIDR`);
   if (cidr.prefix < 20) throw new Error(`${text} has more than 4096 addresses; split it into /20 or smaller ranges`);
   return [...hostAddresses(cidr)];
 }

@@ -3,7 +3,7 @@
  * (entry points with a kustomization.yaml and a ConfigMap each), a GenericContainer gate every
  * 10 steps, a ClusterMap ephemeral -> target with a clusterctl move half-way, and one plan.
  */
-export interface SyntheticSite {
+interface SyntheticSite {
   /** the phase bundle, as one YAML stream */
   bundle: string;
   /** files of the executor bundles, relative to the repository root */
