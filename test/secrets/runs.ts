@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runFunction, type FunctionDefinition } from '../../src/krm/index.js';
+import { runFleet } from '../../src/cli/fleet.js';
 import { runValidate } from '../../src/cli/validate.js';
 import { reportMain } from '../../src/report/cli.js';
 import { mockupsDir } from '../../src/redfish-sim/mockups.js';
@@ -141,6 +142,17 @@ export const RUNS: Run[] = [
       return [
         { name: 'validate: stdout', text: c.out() },
         { name: 'validate: stderr', text: c.err() },
+      ];
+    },
+  },
+  {
+    id: 'baremetal-krm fleet sites (in process)',
+    async run(w) {
+      const c = capture();
+      await withEnv(w.env, () => runFleet(['sites', w.dir, '--format', 'json'], c.io));
+      return [
+        { name: 'fleet sites: stdout', text: c.out() },
+        { name: 'fleet sites: stderr', text: c.err() },
       ];
     },
   },
