@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 
-function input(n: number, opts: { v6?: boolean; site?: boolean } = {}): string {
+export function input(n: number, opts: { v6?: boolean; site?: boolean } = {}): string {
   const hex = (i: number) => [(i >> 8) & 255, i & 255].map((b) => b.toString(16).padStart(2, '0')).join(':');
   let hosts = '';
   for (let i = 0; i < n; i++) {

@@ -4,7 +4,6 @@
  * or a mounted file and never reach the output, results or logs.
  */
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import type { Context, Desired, ResultOptions } from '../../src/krm/index.js';
 import { Limiter, normalizePath, RedfishClient, type Credentials } from '../../src/redfish/client.js';
 import { describeFailure, discoverSystem, listSystems } from '../../src/redfish/discover.js';
@@ -12,6 +11,7 @@ import { INVENTORY_API_VERSION, INVENTORY_KIND, type HardwareInventorySpec } fro
 import { redactBmcAddress } from '../../src/model/bmc.js';
 import { hostAddresses, parseCidr } from '../../src/model/ip.js';
 import { dnsName, naturalCompare, OWNER_DISCOVER, type Spec } from './types.js';
+import { credentialsFor, envKey, readCredentialsFile } from '../../src/secrets/bmc-credentials.js';
 
 interface Target {
   /** how results name it: `bmcs[2] (node01, https://10.0.0.5)` */
@@ -31,48 +31,6 @@ interface Found {
   inv: HardwareInventorySpec;
   systemId: string;
   requests: number;
-}
-
-export function envKey(name: string): string {
-  return name.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
-}
-
-/** Credentials for a BMC: file entry (name, then address), env per name, file default, env default. */
-export function credentialsFor(
-  t: Target,
-  env: Record<string, string | undefined>,
-  file: Record<string, Credentials> | undefined,
-): Credentials | undefined {
-  const fromFile = file && (file[t.name ?? ''] ?? file[t.address]);
-  if (fromFile) return fromFile;
-  if (t.name) {
-    const u = env[`BMC_${envKey(t.name)}_USERNAME`];
-    const p = env[`BMC_${envKey(t.name)}_PASSWORD`];
-    if (u && p !== undefined) return { username: u, password: p };
-  }
-  if (file?.default) return file.default;
-  if (env.BMC_USERNAME && env.BMC_PASSWORD !== undefined) return { username: env.BMC_USERNAME, password: env.BMC_PASSWORD };
-  return undefined;
-}
-
-function readCredentialsFile(path: string): Record<string, Credentials> {
-  let doc: unknown;
-  try {
-    doc = parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    // the message of a YAML error could quote the file: do not pass it on
-    throw new Error(`credentials file ${path} cannot be read or parsed (${(e as NodeJS.ErrnoException).code ?? 'not YAML/JSON'})`);
-  }
-  const out: Record<string, Credentials> = {};
-  if (!doc || typeof doc !== 'object')
-    throw new Error(`credentials file ${path}: expected a map {default: {username, password}, <name or address>: {...}}`);
-  for (const [k, v] of Object.entries(doc as Record<string, unknown>)) {
-    const e = v as { username?: unknown; password?: unknown };
-    if (!e || typeof e.username !== 'string' || typeof e.password !== 'string')
-      throw new Error(`credentials file ${path}: entry "${k}" needs string username and password`);
-    out[k] = { username: e.username, password: e.password };
-  }
-  return out;
 }
 
 export class UserinfoError extends Error {}

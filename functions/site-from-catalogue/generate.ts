@@ -652,7 +652,7 @@ export function planHosts<S>(ctx: Context<S>, spec: Spec, inputs: Inputs): Gener
         data: { username: b64(e.bmcUsername), password: b64(e.bmcPassword) },
         type: 'Opaque',
       });
-    } else if (!secrets.has(credentialsName)) noSecret.push(credentialsName);
+    } else if (spec.credentials?.mode !== 'sops' && !secrets.has(credentialsName)) noSecret.push(credentialsName);
     const macs: Record<string, string> = {};
     if (isMap(e.macAddresses)) for (const [k, v] of Object.entries(e.macAddresses)) macs[k] = str(v) ?? '';
     docs.push({

@@ -18,7 +18,7 @@ export interface Spec {
   hosts?: string[];
   namespace?: string;
   outputDir?: string;
-  credentials?: { mode?: 'reference' | 'emit'; secretName?: string };
+  credentials?: { mode?: 'reference' | 'emit' | 'sops'; secretName?: string; sops?: { age?: string[]; encryptedRegex?: string } };
   ipam?: Record<string, { cidr?: string; start?: string; end?: string; reserved?: string[] }>;
   roles?: { controlPlane?: RoleRule; workers?: RoleRule };
   inventory?: { linkNics?: Record<string, string>; hardwareProfile?: string };

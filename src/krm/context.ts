@@ -10,7 +10,7 @@ import { Redactor } from '../secrets/redact.js';
 export const GENERATED_BY = 'baremetal-krm.dev/generated-by';
 
 /** Annotations that say where an item lives, not what it is: ignored when comparing. */
-const LOCATION_ANNOTATION =
+export const LOCATION_ANNOTATION =
   /^(internal\.config\.kubernetes\.io\/|config\.kubernetes\.io\/(path|index)$|config\.k8s\.io\/id$|kustomize\.config\.k8s\.io\/)/;
 
 export interface ReconcileOptions {
