@@ -116,7 +116,6 @@ const JOURNEY_CHANNELS = [
   'deployment-args',
   'deployment-args-split',
   'deployment-command',
-  'git-url-userinfo',
   'kubeconfig-token',
 ];
 
@@ -127,7 +126,7 @@ function plantJourney(f: Fixture, from: string): string[] {
     const path = join(from, file);
     const d = parseAllDocuments(readFileSync(path, 'utf8'))[0]!.toJS() as Record<string, unknown>;
     fn(d);
-    writeFileSync(path, stringify(d));
+    writeFileSync(path, stringify(d, { version: '1.1' }));
   };
   // the planted credentials are the point: tell the validator, or the render stops before anything is written
   edit('site/fn/intent-validate.yaml', (d) => {
