@@ -32,12 +32,19 @@ const SETTING_KEY = /(?:ttl|timeout|seconds|minutes|hours|interval|duration|peri
  */
 const NON_CREDENTIAL_SECRET_KEY = /^(?:networkData|network[-_]?data|metaData|meta[-_]?data|nmstate|networkConfig)$/;
 
+/** Keys repeat (every item has `apiVersion`, `metadata`, `name` ...): each is judged once. */
+const credentialKeys = new Map<string, boolean>();
+
 /** A plaintext value under this key is a credential (a finding of the `encryption` rule). */
 export function isCredentialKey(k: string): boolean {
-  return CREDENTIAL_KEY.test(k) && !REFERENCE_KEY.test(k) && !SETTING_KEY.test(k);
+  let v = credentialKeys.get(k);
+  if (v === undefined) {
+    v = CREDENTIAL_KEY.test(k) && !REFERENCE_KEY.test(k) && !SETTING_KEY.test(k);
+    if (credentialKeys.size < 10_000) credentialKeys.set(k, v);
+  }
+  return v;
 }
 
-/** Keys repeat (every item has `apiVersion`, `metadata`, `name` ...): each is judged once. */
 const sensitiveKeys = new Map<string, boolean>();
 
 /** A value under this key (or env var of this name) is never shown: credentials and user names. */
@@ -238,15 +245,18 @@ function encodings(v: string): string[] {
 
 /**
  * Calls `found` for every credential in an item's data: every value of a Secret's `data` /
- * `stringData` (base64 decoded too; not Metal3 network data), values at credential paths
- * (`isSensitivePath`, but not what only names something: `namesSomething`), credentials written
- * inline in strings (`redactValueText`) and the value after a sensitive flag in a command line.
+ * `stringData` (base64 decoded too; not Metal3 network data), values whose own key is a
+ * credential key (`password`, `token: [a, b]`; not what only names something: `namesSomething`),
+ * the value of an env-style item with a credential name, credentials written inline in strings
+ * (`redactValueText`) and the value after a sensitive flag in a command line. Narrower than
+ * `isSensitivePath` (what is never shown): under `credentials:` a `mode` or an age recipient is
+ * hidden by the report but is no credential to scrub from every message.
  */
 export function forEachCredential(root: unknown, found: (value: string | number, path: (string | number)[]) => void): void {
   const secretData = isRecord(root) && root.kind === 'Secret';
   // one path, pushed and popped on the way (a copy only for `found`): items are walked by the thousand
   const path: (string | number)[] = [];
-  const leaf = (v: string | number, sensitive: boolean): void => {
+  const leaf = (v: string | number, credential: boolean): void => {
     if (secretData && path.length >= 2 && (path[0] === 'data' || path[0] === 'stringData')) {
       if (path.length === 2 && isNonCredentialSecretKey(String(path[1]))) return;
       found(v, [...path]);
@@ -254,19 +264,19 @@ export function forEachCredential(root: unknown, found: (value: string | number,
       if (text !== undefined) found(text, [...path]);
       return;
     }
-    if (sensitive && !namesSomething(path, v)) found(v, [...path]);
+    if (credential && !namesSomething(path, v)) found(v, [...path]);
     if (typeof v !== 'string') return;
     const inline: string[] = [];
     redactValueText(v, inline);
     for (const f of inline) found(f, [...path]);
   };
-  const step = (key: string | number, v: unknown, sensitive: boolean): void => {
+  const step = (key: string | number, v: unknown, credential: boolean): void => {
     path.push(key);
-    visit(v, sensitive);
+    visit(v, credential);
     path.pop();
   };
-  // `sensitive` is isSensitivePath(root, path), worked out on the way down (a walk, not a lookup per leaf)
-  const visit = (v: unknown, sensitive: boolean): void => {
+  // `credential`: the nearest key above is a credential key (list items inherit it)
+  const visit = (v: unknown, credential: boolean): void => {
     if (Array.isArray(v)) {
       redactArgs(v).forEach((shown, i) => {
         const x = v[i];
@@ -274,14 +284,14 @@ export function forEachCredential(root: unknown, found: (value: string | number,
       });
       v.forEach((x, i) => {
         // env-style items: `{name: DB_PASSWORD, value: ...}`: all but the name
-        if (!sensitive && isRecord(x) && typeof x.name === 'string' && isSensitiveKey(x.name)) {
+        if (isRecord(x) && typeof x.name === 'string' && isCredentialKey(x.name)) {
           path.push(i);
           for (const [k, y] of Object.entries(x)) step(k, y, k !== 'name');
           path.pop();
-        } else step(i, x, sensitive);
+        } else step(i, x, credential);
       });
-    } else if (isRecord(v)) for (const [k, x] of Object.entries(v)) step(k, x, sensitive || isSensitiveKey(k));
-    else if (typeof v === 'string' || typeof v === 'number') leaf(v, sensitive);
+    } else if (isRecord(v)) for (const [k, x] of Object.entries(v)) step(k, x, isCredentialKey(k));
+    else if (typeof v === 'string' || typeof v === 'number') leaf(v, credential);
   };
   visit(root, false);
 }
