@@ -56,7 +56,8 @@ export async function startWorld(fixture: Fixture, other: Fixture): Promise<Worl
   const sims: SimBmc[] = [];
   const bmcs: World['bmcs'] = [];
   for (const b of fixture.bmcs) {
-    const sim = await startBmc({ tree: join(mockupsDir(), 'dmtf-public-rackmount1'), username: 'admin', ...b.sim });
+    // on an address of their own: a test elsewhere that probes 127.0.0.1 ranges must not find them
+    const sim = await startBmc({ tree: join(mockupsDir(), 'dmtf-public-rackmount1'), username: 'admin', host: '127.0.0.9', ...b.sim });
     sims.push(sim);
     bmcs.push({ name: b.name, url: sim.url, session: b.session ?? false });
   }
