@@ -55,7 +55,7 @@ export interface CliIo {
 }
 
 export async function runValidate(argv: string[], io: CliIo): Promise<number> {
-  // every line leaves through the redaction: the environment's credentials now, the files' once read
+  // every line leaves through the redaction: the environment's credentials now, those of the objects findings name once known
   const secrets = new Redactor().addEnv(process.env);
   const err = (s: string): void => io.err(secrets.scrub(s));
   let args: ReturnType<typeof parseArgs>;
@@ -108,19 +108,23 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
     err(`baremetal-krm validate: ${(e as Error).message}\n`);
     return 2;
   }
-  for (const f of objects) addFileCredentials(secrets, f);
-  // documents that are not KRM objects (kustomization.yaml, JSON patches, values files) are skipped
+  // documents that are not KRM objects (kustomization.yaml, JSON patches, values files) are skipped;
+  // the header is enough to tell (the analysis reads each document once, and keeps no tree)
+  const inputError = (f: FileObject, message: string): void => {
+    if (!/not a YAML mapping/.test(message)) results.error(`${f.path}:${f.line}: ${message}`, { rule: 'input' });
+  };
   const krm = objects.filter((f) => {
-    let o: KubeObject['data'];
+    let kind: string;
+    let apiVersion: string;
     try {
-      o = f.object.data;
+      kind = f.object.kind;
+      apiVersion = f.object.apiVersion;
     } catch (e) {
-      if (/not a YAML mapping/.test((e as Error).message)) return false;
-      results.error(`${f.path}:${f.line}: ${(e as Error).message}`, { rule: 'input' });
+      inputError(f, (e as Error).message);
       return false;
     }
-    if (typeof o.kind !== 'string' || typeof o.apiVersion !== 'string') return false;
-    return !(o.kind === 'Kustomization' && o.apiVersion.startsWith('kustomize.config.k8s.io/'));
+    if (!kind || !apiVersion) return false;
+    return !(kind === 'Kustomization' && apiVersion.startsWith('kustomize.config.k8s.io/'));
   });
   // kustomization files beside the files: patches are partial, generators make Secrets
   const kf = kustomizeFacts(files);
@@ -132,7 +136,11 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
     if (!ns || CLUSTER_SCOPED.has(f.object.kind) || f.object.namespace === ns) continue;
     const copy = KubeObject.fromDocument(f.object.body);
     copy.sourceLine = f.object.sourceLine;
-    copy.set('metadata.namespace', ns);
+    try {
+      copy.set('metadata.namespace', ns);
+    } catch {
+      continue; // not valid YAML: the analysis reports it as written
+    }
     original.set(copy, f.object);
     f.object = copy;
   }
@@ -151,8 +159,11 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
       partial,
       scopeOf: (o) => dirname(resolve(fileOf.get(o)?.path ?? '')),
       locate: (o) => (fileOf.get(o) ? `${fileOf.get(o)!.path}:${fileOf.get(o)!.line}` : undefined),
+      unreadable: (o, message) => inputError(fileOf.get(o)!, message),
     },
   );
+  // the credentials of the objects the findings are about (read again, not kept: the analysis keeps no tree)
+  for (const o of new Set(a.findings.map((f) => f.object))) if (o) addCredentialsOf(secrets, o);
   const lines: { key: string; text: string; severity: Finding['severity'] }[] = [];
   for (const r of results.list) lines.push({ key: '', text: `${r.severity}: ${r.message} [${r.tags?.rule ?? ''}]`, severity: r.severity });
   for (const f of a.findings) {
@@ -189,9 +200,9 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   return errors > 0 ? 1 : 0;
 }
 
-function addFileCredentials(secrets: Redactor, f: FileObject): void {
+function addCredentialsOf(secrets: Redactor, o: KubeObject): void {
   try {
-    secrets.addData(f.object.data);
+    secrets.addData(loadYaml(o.body));
   } catch {
     // a document that does not parse is reported by its position, never by its text
   }

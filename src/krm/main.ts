@@ -7,6 +7,7 @@ import { readFileSync, writeSync } from 'node:fs';
 import { KrmError, type KubeObject } from './kube-object.js';
 import { Context } from './context.js';
 import { readInput, writeOutput, type ParsedInput } from './resource-list.js';
+import { loadYaml } from './fast-yaml.js';
 import { formatResult, Results, type Result } from './results.js';
 import { schemaReference, type JsonSchema } from './schema-doc.js';
 import { redactText, Redactor } from '../secrets/redact.js';
@@ -164,7 +165,8 @@ export async function runFunction<Spec>(
   // stderr lines made of them) and internal errors, scrubbed of every credential of this run
   if (results.list.length > 0 || internal) {
     secrets.addEnv(env);
-    for (const o of [...parsed.items, ...(parsed.functionConfig ? [parsed.functionConfig] : [])]) addCredentialsOf(secrets, o);
+    for (const o of [...itemsNamedBy(results.list, parsed.items), ...(parsed.functionConfig ? [parsed.functionConfig] : [])])
+      addCredentialsOf(secrets, o);
     secrets.scrubResults(results.list);
   }
   const out = finish(writeOutput(parsed, items, results.list), results.list);
@@ -175,10 +177,26 @@ export async function runFunction<Spec>(
 /** Cheap test of an item's text: one without any of these holds no credential to look for. */
 const MAY_HOLD_CREDENTIALS = /pass|pwd|secret|token|credential|auth|key|user|@|ENC\[|PRIVATE|Basic|Bearer|kind: *Secret/i;
 
+/** The input items results are about (a message quotes the item it names): the others are not read again. */
+function itemsNamedBy(results: readonly Result[], items: readonly KubeObject[]): KubeObject[] {
+  const key = (r: { apiVersion?: string; kind?: string; namespace?: string; name?: string }): string =>
+    `${r.apiVersion ?? ''}|${r.kind ?? ''}|${r.namespace ?? ''}|${r.name ?? ''}`;
+  const named = new Set(results.flatMap((r) => (r.resourceRef ? [key(r.resourceRef)] : [])));
+  if (named.size === 0) return [];
+  return items.filter((o) => {
+    try {
+      return named.has(key(o.ref()));
+    } catch {
+      return false;
+    }
+  });
+}
+
 function addCredentialsOf(secrets: Redactor, o: KubeObject): void {
   if (!MAY_HOLD_CREDENTIALS.test(o.body)) return;
   try {
-    secrets.addData(o.data);
+    // read again rather than through o.data: the tree is not kept (a function may have dropped its own)
+    secrets.addData(o.changed ? o.data : loadYaml(o.body));
   } catch {
     // an item that does not parse holds nothing the function could have quoted from its data
   }

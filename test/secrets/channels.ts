@@ -177,7 +177,6 @@ export const CHANNELS: Channel[] = [
   {
     id: 'catalogue-bmc-address-userinfo',
     what: 'host catalogue bmcAddress with user:password@',
-    pending: 'site-from-catalogue refuses a bmcAddress with user info (issue 13 item 3, site engineer)',
     plant: (c, f) => host(f, 'cnry-addr', { bmcAddress: `redfish+https://admin:${c}@10.23.25.60/redfish/v1/Systems/1` }),
   },
   {

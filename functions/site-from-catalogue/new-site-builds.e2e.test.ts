@@ -116,6 +116,25 @@ describe('site-from-catalogue with kpt and kubectl kustomize: a new site with it
     expect(sh('find', [siteDir, '-type', 'f', '-exec', 'sha256sum', '{}', ';']).out).toBe(before);
     expect(readFileSync(join(siteDir, 'target/workers/kustomization.yaml'), 'utf8')).toContain('../../../../type/mini/target/workers');
   });
+
+  it('distil takes the written site back: node03, in host-inventory/ and both control plane folders, is one entry', () => {
+    const copy = join(work, 'distil-site');
+    cpSync(siteDir, copy, { recursive: true });
+    const config = join(work, 'distil.yaml');
+    writeFileSync(
+      config,
+      'apiVersion: baremetal-krm.dev/v1alpha1\nkind: SiteFromCatalogue\nmetadata:\n  name: distil\nspec:\n  mode: distil\n',
+    );
+    const r = sh('kpt', ['fn', 'eval', '--exec', bundle, '--fn-config', config, copy]);
+    expect(r.status, r.err + r.out).toBe(0);
+    // the site's own host-catalogue (target/catalogues/) is the one distil brings up to date
+    const text = readFileSync(join(copy, 'target/catalogues/host-catalogue.yaml'), 'utf8');
+    expect(text).toContain('generated-by: site-from-catalogue/distil');
+    const catalogue = parseAllDocuments(text)[0]!.toJS() as { hosts: { m3: Record<string, unknown> } };
+    expect(Object.keys(catalogue.hosts.m3)).toEqual(['node03', 'node04', 'node05', 'node06']);
+    expect(readFileSync(join(copy, 'hosts/host-generation.yaml'), 'utf8')).toContain('- node06');
+    expect(r.err).toContain('4 host(s) are in several folders with identical copies');
+  });
 });
 
 describe("site-from-catalogue with kpt and kubectl kustomize: a new site that uses the type's phase plan", () => {
