@@ -120,42 +120,35 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** How one site's values are masked before comparing: MACs, IPs, the site's own name. */
-interface Masks {
-  /** a value as compared */
+/** How one site's values are masked and which fields are ignored. */
+interface Flattener {
   mask: (s: string) => string;
   /** named list items are matched by name with the site's own name masked: `[name=<site>-workers]` */
   maskKey: (k: string) => string;
+  patterns: Pattern[];
 }
 
-function masksOf(site: SiteInput, opts: DivergenceOptions): Masks {
+function flattener(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]): Flattener {
   const siteRe = opts.ignoreValues.includes('site-name') && site.name.length >= 3 ? new RegExp(escapeRe(site.name), 'g') : undefined;
-  const mask = (s: string): string => {
-    let t = s;
-    if (opts.ignoreValues.includes('mac')) t = t.replace(MAC, '<mac>');
-    if (opts.ignoreValues.includes('ip')) t = t.replace(IPV4, '<ip>').replace(IPV6, '<ip>');
-    if (siteRe) t = t.replace(siteRe, '<site>');
-    return t;
+  return {
+    mask: (s) => {
+      let t = s;
+      if (opts.ignoreValues.includes('mac')) t = t.replace(MAC, '<mac>');
+      if (opts.ignoreValues.includes('ip')) t = t.replace(IPV4, '<ip>').replace(IPV6, '<ip>');
+      if (siteRe) t = t.replace(siteRe, '<site>');
+      return t;
+    },
+    maskKey: (k) => (siteRe ? k.replace(siteRe, '<site>') : k),
+    patterns,
   };
-  return { mask, maskKey: (k) => (siteRe ? k.replace(siteRe, '<site>') : k) };
 }
 
-/**
- * One object as `path -> value` (compared and shown). Secret values are shown by presence only:
- * Secret data, sensitive keys at any depth, env-style items with a sensitive name, the value after
- * a sensitive flag in a command line; strings pass through the redaction of src/secrets.
- */
-function flattenObject(
-  o: KubeObject,
-  data: unknown,
-  extra: Record<string, string | number | undefined> | undefined,
-  patterns: Pattern[],
-  { mask, maskKey }: Masks,
-): Flat {
+/** One object's values by path, masked for comparing and redacted for showing. */
+function flatten(f: Flattener, o: KubeObject, data: unknown, extra: Record<string, string | number | undefined> | undefined): Flat {
   const values = new Map<string, { cmp: string; show: string }>();
   const kind = o.kind;
   const isSecret = kind === 'Secret' && o.apiVersion === 'v1';
-  const ignored = (path: string[]): boolean => patterns.some((p) => (!p.kind || p.kind === kind) && matches(p.segs, path));
+  const ignored = (path: string[]): boolean => f.patterns.some((p) => (!p.kind || p.kind === kind) && matches(p.segs, path));
   const put = (path: string[], show: string, cmp: string): void => {
     values.set(pathText(path), { cmp, show });
   };
@@ -169,7 +162,7 @@ function flattenObject(
     if (named && new Set(keys).size === keys.length) {
       v.forEach((x, i) => {
         const item = x as Obj;
-        const seg = `[${item.name !== undefined ? 'name' : 'id'}=${maskKey(keys[i]!)}]`;
+        const seg = `[${item.name !== undefined ? 'name' : 'id'}=${f.maskKey(keys[i]!)}]`;
         // env-style items: `{name: DB_PASSWORD, value: ...}` hide their value
         const secretItem = isSensitiveKey(keys[i]!);
         if (ignored([...path, seg])) return;
@@ -177,14 +170,13 @@ function flattenObject(
         if (Object.keys(item).length === 0) put([...path, seg], '{}', '{}');
       });
       // order of named items matters for plans; record it
-      const order = JSON.stringify(keys);
-      put([...path, '(order)'], order, JSON.stringify(keys.map((k) => mask(maskKey(k)))));
+      put([...path, '(order)'], JSON.stringify(keys), JSON.stringify(keys.map((k) => f.mask(f.maskKey(k)))));
       return;
     }
     if (v.every((x) => typeof x !== 'object' || x === null)) {
       // a command line (`args: [--password, x]`) hides the value after a sensitive flag too
       const shown = redactArgs(v);
-      put(path, JSON.stringify(shown), JSON.stringify(shown.map((x) => (typeof x === 'string' ? mask(x) : x))));
+      put(path, JSON.stringify(shown), JSON.stringify(shown.map((x) => (typeof x === 'string' ? f.mask(x) : x))));
       return;
     }
     v.forEach((x, i) => visit(x, [...path, `[${i}]`], hidden));
@@ -197,37 +189,42 @@ function flattenObject(
       const s =
         typeof v === 'string' && v.trimStart().startsWith('ENC[') ? '(encrypted)' : v === null || v === '' ? JSON.stringify(v) : '(set)';
       put(path, s, s);
-    } else if (typeof v === 'string') {
+      return;
+    }
+    if (typeof v === 'string') {
       const r = redactString(v);
       if (r.redacted) put(path, r.text, r.text);
-      else put(path, JSON.stringify(r.text), JSON.stringify(mask(r.text)));
-    } else if (typeof v !== 'object' || v === null) {
-      const s = JSON.stringify(v);
-      put(path, s, s);
-    } else if (Array.isArray(v)) visitList(v, path, hidden);
-    else {
-      const entries = Object.entries(v as Obj);
-      if (entries.length === 0) put(path, '{}', '{}');
-      for (const [k, x] of entries) visitField(k, x, path, hidden);
+      else put(path, JSON.stringify(r.text), JSON.stringify(f.mask(r.text)));
+      return;
     }
+    if (typeof v !== 'object' || v === null) {
+      put(path, JSON.stringify(v), JSON.stringify(v));
+      return;
+    }
+    if (Array.isArray(v)) {
+      visitList(v, path, hidden);
+      return;
+    }
+    const entries = Object.entries(v as Obj);
+    if (entries.length === 0) {
+      put(path, '{}', '{}');
+      return;
+    }
+    for (const [k, x] of entries) visitField(k, x, path, hidden);
   };
   const visitField = (k: string, x: unknown, path: string[], hidden: boolean): void => {
     const hide = hidden || (isSecret && path.length === 0 && (k === 'data' || k === 'stringData')) || isSensitiveKey(k);
     visit(x, [...path, k], hide);
   };
   visit(data, [], false);
-  if (extra)
-    for (const [k, v] of Object.entries(extra)) {
-      if (v === undefined) continue;
-      const path = ['hardware', k];
-      if (ignored(path)) continue;
-      const s = JSON.stringify(v);
-      put(path, s, s);
-    }
+  for (const [k, v] of Object.entries(extra ?? {})) {
+    if (v === undefined || ignored(['hardware', k])) continue;
+    put(['hardware', k], JSON.stringify(v), JSON.stringify(v));
+  }
   return { values };
 }
 
-/** Hosts matched by role and profile: `host[role=worker,profile=worker]#2` is the second worker (by name). */
+/** Hosts by role and profile: `host[role=worker,profile=worker]#2` is the second worker (by name). */
 function hostKeys(site: SiteInput, opts: DivergenceOptions): Map<KubeObject, string> {
   const hostKey = new Map<KubeObject, string>();
   const groups = new Map<string, HostFact[]>();
@@ -246,15 +243,15 @@ function hostKeys(site: SiteInput, opts: DivergenceOptions): Map<KubeObject, str
   return hostKey;
 }
 
-/** `namespace/name` of each Secret a host references -> `<host> networkData Secret` ... */
+/** The Secrets a host references, as `<host> networkData Secret`, by `namespace/name`. */
 function secretOwners(site: SiteInput, hostKey: Map<KubeObject, string>): Map<string, string> {
-  const secretOwner = new Map<string, string>();
+  const owners = new Map<string, string>();
+  const ref = (v: unknown): [unknown, unknown] => (isObj(v) ? [v.name, v.namespace] : [undefined, undefined]);
   for (const h of site.hosts) {
     if (h.kind !== 'BareMetalHost') continue;
     const key = hostKey.get(h.object)!;
     const spec = h.object.get('spec');
     if (!isObj(spec)) continue;
-    const ref = (v: unknown): [unknown, unknown] => (isObj(v) ? [v.name, v.namespace] : [undefined, undefined]);
     const refs: [string, unknown, unknown][] = [
       ['networkData', ...ref(spec.networkData)],
       ['userData', ...ref(spec.userData)],
@@ -262,9 +259,9 @@ function secretOwners(site: SiteInput, hostKey: Map<KubeObject, string>): Map<st
       ['bmc credentials', isObj(spec.bmc) ? spec.bmc.credentialsName : undefined, undefined],
     ];
     for (const [what, n, ns] of refs)
-      if (typeof n === 'string') secretOwner.set(`${typeof ns === 'string' ? ns : (h.namespace ?? '')}/${n}`, `${key} ${what} Secret`);
+      if (typeof n === 'string') owners.set(`${typeof ns === 'string' ? ns : (h.namespace ?? '')}/${n}`, `${key} ${what} Secret`);
   }
-  return secretOwner;
+  return owners;
 }
 
 /** Identities and flattened values of one site. */
@@ -275,7 +272,7 @@ function siteIndex(
   multiNs: ReadonlySet<string>,
 ): Map<string, { kind: string; name: string; flat: Flat }> {
   const out = new Map<string, { kind: string; name: string; flat: Flat }>();
-  const masks = masksOf(site, opts);
+  const f = flattener(site, opts, patterns);
   const hostKey = hostKeys(site, opts);
   const secretOwner = secretOwners(site, hostKey);
   const hostObjects = new Set(site.hosts.map((h) => h.object));
@@ -295,7 +292,7 @@ function siteIndex(
     } catch {
       continue;
     }
-    out.set(id, { kind: o.kind, name: o.name, flat: flattenObject(o, data, site.hostFields.get(o), patterns, masks) });
+    out.set(id, { kind: o.kind, name: o.name, flat: flatten(f, o, data, site.hostFields.get(o)) });
   }
   return out;
 }
