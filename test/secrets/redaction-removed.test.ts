@@ -56,7 +56,7 @@ describe('the canary harness without the redaction module', () => {
     const leaked = describeHits(hits);
     for (const expected of [
       'secret-stringdata-number -> intent-validate: results',
-      'secret-stringdata-octal -> validate: stderr',
+      'secret-stringdata-octal -> validate --format text: stderr',
       'generic-container-env -> report --format text: stdout',
       'deployment-env -> report --format html: stdout',
       'pwd-key -> report --format text: stdout',

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runFunction, type FunctionDefinition } from '../../src/krm/index.js';
 import { runFleet } from '../../src/cli/fleet.js';
+import { runPlan } from '../../src/cli/plan.js';
 import { runValidate } from '../../src/cli/validate.js';
 import { reportMain } from '../../src/report/cli.js';
 import { mockupsDir } from '../../src/redfish-sim/mockups.js';
@@ -117,7 +118,9 @@ async function withEnv<T>(env: Record<string, string>, fn: () => Promise<T>): Pr
   }
 }
 
-export const REPORT_FORMATS = ['text', 'json', 'markdown', 'html'] as const;
+export const REPORT_FORMATS = ['text', 'json', 'markdown', 'html', 'sarif', 'junit'] as const;
+export const VALIDATE_FORMATS = ['text', 'sarif', 'junit'] as const;
+export const PLAN_FORMATS = ['text', 'markdown', 'json', 'sarif', 'junit'] as const;
 
 export const RUNS: Run[] = [
   ...FUNCTION_RUNS.map(
@@ -135,17 +138,33 @@ export const RUNS: Run[] = [
       },
     }),
   ),
-  {
-    id: 'baremetal-krm validate (in process)',
-    async run(w) {
-      const c = capture();
-      await withEnv(w.env, () => runValidate([w.site], c.io));
-      return [
-        { name: 'validate: stdout', text: c.out() },
-        { name: 'validate: stderr', text: c.err() },
-      ];
-    },
-  },
+  ...VALIDATE_FORMATS.map(
+    (format): Run => ({
+      id: `baremetal-krm validate --format ${format} (in process)`,
+      async run(w) {
+        const c = capture();
+        await withEnv(w.env, () => runValidate(['--format', format, w.site], c.io));
+        return [
+          { name: `validate --format ${format}: stdout`, text: c.out() },
+          { name: `validate --format ${format}: stderr`, text: c.err() },
+        ];
+      },
+    }),
+  ),
+  ...PLAN_FORMATS.map(
+    (format): Run => ({
+      id: `baremetal-krm plan --format ${format} (in process)`,
+      async run(w) {
+        // site B -> site A: every planted value changes
+        const c = capture();
+        await withEnv(w.env, () => runPlan(['--format', format, w.otherSite, w.site], c.io));
+        return [
+          { name: `plan --format ${format}: stdout`, text: c.out() },
+          { name: `plan --format ${format}: stderr`, text: c.err() },
+        ];
+      },
+    }),
+  ),
   {
     id: 'baremetal-krm fleet sites (in process)',
     async run(w) {
