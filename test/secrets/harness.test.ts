@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { canaryValue, findForms } from './canary.js';
 import { CHANNELS } from './channels.js';
 import { describeHits, runHarness, type Hit } from './harness.js';
-import { FUNCTION_RUNS, REPORT_FORMATS, RUNS, type Output } from './runs.js';
+import { FUNCTION_RUNS, PLAN_FORMATS, REPORT_FORMATS, RUNS, type Output, VALIDATE_FORMATS } from './runs.js';
 
 describe('no secret leaves: every input channel x every output (canary harness, in process)', () => {
   let outputs: Output[] = [];
@@ -27,11 +27,12 @@ describe('no secret leaves: every input channel x every output (canary harness, 
     expect(unseen.map((c) => c.id)).toEqual([]);
   });
 
-  it('runs every function, validate and report in every format', () => {
+  it('runs every function, validate, report and plan in every format', () => {
     const names = new Set(outputs.map((o) => o.name.split(':')[0]));
     for (const f of FUNCTION_RUNS) expect(names).toContain(f.id);
-    expect(names).toContain('validate');
+    for (const f of VALIDATE_FORMATS) expect(names).toContain(`validate --format ${f}`);
     for (const f of REPORT_FORMATS) expect(names).toContain(`report --format ${f}`);
+    for (const f of PLAN_FORMATS) expect(names).toContain(`plan --format ${f}`);
     // the runs did their work: discovery found the simulated BMCs, the report rendered every section
     expect(outputs.find((o) => o.name === 'bmh-from-redfish discover: stdout')?.text).toContain('kind: HardwareInventory');
     expect(outputs.find((o) => o.name === 'report --format json: --output file')?.text).toContain('"divergence"');
