@@ -87,6 +87,8 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
   if (credPath) {
     try {
       file = readCredentialsFile(credPath);
+      // the runtime scrubs them (and user:password, what Basic auth encodes) from every result
+      for (const c of Object.values(file)) ctx.secrets.addCredentials(c.username, c.password);
     } catch (e) {
       ctx.results.error((e as Error).message, { object: fc, field: 'spec.credentialsFile', rule: 'discover/credentials' });
       return;

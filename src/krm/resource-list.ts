@@ -154,7 +154,11 @@ function resultsText(results: Result[]): string {
   return 'results:\n' + plainYaml(results);
 }
 
-/** Writes the output in the input's format, with `items` as given and `results` appended. */
+/**
+ * Writes the output in the input's format, with `items` as given and `results` appended. The
+ * functionConfig is not echoed: the KRM function spec does not ask for it, orchestrators drop
+ * it, and it may carry credentials (a BMC address with user info, a token in an annotation).
+ */
 export function writeOutput(input: ParsedInput, items: KubeObject[], results: Result[]): string {
   if (input.format === 'json') {
     const out: Record<string, unknown> = {
@@ -162,7 +166,6 @@ export function writeOutput(input: ParsedInput, items: KubeObject[], results: Re
       kind: 'ResourceList',
       items: items.map((i) => i.data),
     };
-    if (input.functionConfig) out.functionConfig = input.functionConfig.data;
     if (results.length) out.results = results;
     return JSON.stringify(out, null, 2) + '\n';
   }
@@ -184,7 +187,7 @@ export function writeOutput(input: ParsedInput, items: KubeObject[], results: Re
     for (const o of items) out += itemText(o, input.seqIndent);
   };
   for (const s of input.sections) {
-    if (s.key === 'results') continue;
+    if (s.key === 'results' || s.key === 'functionConfig') continue;
     if (s.key === 'items') {
       out += s.text;
       writeItems();

@@ -23,7 +23,9 @@ export type FaultKind =
   | 'invalid-json'
   | 'redirect-same-origin'
   | 'redirect-other-origin'
-  | 'huge-body';
+  | 'huge-body'
+  /** 500 whose error message echoes the request's Authorization and X-Auth-Token headers (seen on real BMC firmware) */
+  | 'echo-credentials';
 
 export interface Fault {
   /** a resource path (case-insensitive, `*` = every path but the service root); `/redfish/v1/SessionService/Sessions` also faults the login POST */
@@ -73,6 +75,8 @@ export interface BmcOptions {
   expand?: boolean;
   /** keep every request in `log` (default true; the CLI turns it off: a long-running simulator would only grow) */
   keepLog?: boolean;
+  /** session tokens start with this (default `tok`): tests plant a canary there */
+  sessionTokenPrefix?: string;
 }
 
 export interface SimBmc {
@@ -232,6 +236,10 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
             res.writeHead(307, { location: fault.location ?? url.pathname + '/' });
             return res.end();
           }
+          case 'echo-credentials': {
+            const echoed = `Authorization: ${req.headers.authorization ?? '-'}; X-Auth-Token: ${String(req.headers['x-auth-token'] ?? '-')}`;
+            return json(res, 500, redfishError('InternalError', `The request failed (${echoed}).`));
+          }
           case 'huge-body': {
             res.writeHead(200, { 'content-type': 'application/json' });
             res.write('{"Pad": "');
@@ -263,7 +271,7 @@ export async function startBmc(opts: BmcOptions): Promise<SimBmc> {
           ),
         );
       const id = String(++sessionSeq);
-      const token = `tok-${id}-${Math.random().toString(36).slice(2)}`;
+      const token = `${opts.sessionTokenPrefix ?? 'tok'}-${id}-${Math.random().toString(36).slice(2)}`;
       const path = `/redfish/v1/SessionService/Sessions/${id}`;
       sessions.set(token, path);
       stats.created++;

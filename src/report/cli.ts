@@ -3,6 +3,7 @@
  * exit code: 0, 1 when a --fail-on threshold is broken, 2 on a usage or input error.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { Redactor } from '../secrets/redact.js';
 import { loadYaml } from '../krm/index.js';
 import type { IntentValidateSpec } from '../validate/analyse.js';
 import validateIntentSpec from '../validate/generated/spec.validate.js';
@@ -237,25 +238,38 @@ export async function reportMain(
     io.err(`baremetal-krm report: --reference ${opts.reference} is not one of the sites (${[...names].join(', ')})\n`);
     return 2;
   }
+  // every credential of every site (and of the environment), removed from whatever is printed
+  // or written, in every format, after the report's own redaction (src/secrets)
+  const secrets = new Redactor().addEnv(process.env);
+  for (const s of sites) for (const o of s.objects) addSiteCredentials(secrets, o);
+  const err = (s: string): void => io.err(secrets.scrub(s));
   for (const s of sites) {
-    for (const line of [...s.skipped, ...s.notes]) io.err(`${line}\n`);
+    for (const line of [...s.skipped, ...s.notes]) err(`${line}\n`);
   }
 
   const report = await buildReport(sites, opts);
-  const text = render(report, format, maxRows);
+  const text = secrets.scrubKnown(render(report, format, maxRows));
   const output = args.options.get('output')?.at(-1);
   if (output) {
     try {
       writeFileSync(output, text);
     } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      io.err(
-        `baremetal-krm report: --output ${output}: cannot write (${err.code ?? err.message}): create its folder or choose a writable path\n`,
+      const failure = e as NodeJS.ErrnoException;
+      err(
+        `baremetal-krm report: --output ${output}: cannot write (${failure.code ?? failure.message}): create its folder or choose a writable path\n`,
       );
       return 2;
     }
   } else io.out(text);
   const broken = report.thresholds.filter((t) => t.broken);
-  for (const t of broken) io.err(`baremetal-krm report: threshold broken: --fail-on ${t.name} (${t.count})\n`);
+  for (const t of broken) err(`baremetal-krm report: threshold broken: --fail-on ${t.name} (${t.count})\n`);
   return broken.length ? 1 : 0;
+}
+
+function addSiteCredentials(secrets: Redactor, o: Site['objects'][number]): void {
+  try {
+    secrets.addData(o.data);
+  } catch {
+    // skipped on load already: nothing of it is shown
+  }
 }

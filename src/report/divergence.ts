@@ -11,7 +11,7 @@ import type { KubeObject } from '../krm/index.js';
 import type { HostFact } from '../validate/analyse.js';
 import type { DivergenceEntry, DivergenceField } from './model.js';
 import { compareStrings } from '../krm/index.js';
-import { isSensitiveKey, redactString } from '../secrets/redact.js';
+import { isSensitiveKey, redactArgs, redactString } from '../secrets/redact.js';
 import { isRecord as isObj } from '../krm/index.js';
 
 export type ValueClass = 'mac' | 'ip' | 'site-name';
@@ -174,7 +174,8 @@ function flatten(f: Flattener, o: KubeObject, data: unknown, extra: Record<strin
       return;
     }
     if (v.every((x) => typeof x !== 'object' || x === null)) {
-      const shown = v.map((x) => (typeof x === 'string' ? redactString(x).text : x));
+      // a command line (`args: [--password, x]`) hides the value after a sensitive flag too
+      const shown = redactArgs(v);
       put(path, JSON.stringify(shown), JSON.stringify(shown.map((x) => (typeof x === 'string' ? f.mask(x) : x))));
       return;
     }
