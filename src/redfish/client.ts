@@ -144,6 +144,8 @@ interface RawResponse {
   body: Buffer;
 }
 
+const ok = (status: number) => status >= 200 && status < 300;
+
 function retryable(status: number): boolean {
   return status === 0 || (status >= 500 && status !== 501);
 }
@@ -153,8 +155,14 @@ export class RedfishClient {
   requests = 0;
   /** response body bytes read (every request) */
   bytes = 0;
-  /** wall-clock ms after which no request is started (Infinity: none) */
+  /**
+   * wall-clock ms after which no request of the crawl is started (Infinity: none). With session
+   * auth it comes before the BMC's deadline by the time a logout may take, so that the logout
+   * too is sent and answered within the deadline.
+   */
   readonly deadline: number;
+  /** the BMC's deadline itself: nothing at all (logout included) is sent to this BMC after it */
+  readonly #hardDeadline: number;
   readonly origin: string;
   #opts: Required<Omit<ClientOptions, 'credentials' | 'ca'>> & Pick<ClientOptions, 'credentials' | 'ca'>;
   #pool: Dispatcher;
@@ -170,13 +178,20 @@ export class RedfishClient {
   #proven = false;
   /** every session created and not yet logged out (token -> session URI), so close() logs out all of them */
   #sessions = new Map<string, string | undefined>();
+  /** every session token this client was given: scrubbed from anything reported (secrets()) */
+  #tokens: string[] = [];
   /** logouts of replaced sessions, awaited by close() */
   #logouts: Promise<void>[] = [];
 
   constructor(opts: ClientOptions) {
     const u = new URL(opts.origin);
     this.origin = u.origin;
-    this.deadline = opts.deadlineMs === undefined ? Infinity : Date.now() + opts.deadlineMs;
+    this.#hardDeadline = opts.deadlineMs === undefined ? Infinity : Date.now() + opts.deadlineMs;
+    const logoutReserve =
+      opts.auth === 'session' && opts.credentials && opts.deadlineMs !== undefined
+        ? Math.min(opts.timeoutMs ?? 10_000, opts.deadlineMs / 4)
+        : 0;
+    this.deadline = this.#hardDeadline - logoutReserve;
     this.#opts = {
       auth: 'basic',
       maxTotalBytes: 64 << 20,
@@ -236,9 +251,10 @@ export class RedfishClient {
         if (e instanceof RedfishError && retryable(e.status) && attempt < this.#opts.retries) continue;
         throw e instanceof RedfishError ? new RedfishError(`session login: ${e.message}`, e.status, path) : e;
       }
-      if (r.status === 201 || r.status === 200 || !retryable(r.status) || attempt >= this.#opts.retries) break;
+      if (ok(r.status) || !retryable(r.status) || attempt >= this.#opts.retries) break;
     }
-    if (r.status !== 201 && r.status !== 200)
+    // any 2xx that carries a token: 201 Created is the standard answer, 200 and 204 No Content are common
+    if (!ok(r.status))
       throw new RedfishError(
         `session login refused: HTTP ${r.status}${r.status === 503 ? ' (the BMC has no free session; close others or use Basic auth)' : ''}`,
         r.status,
@@ -246,6 +262,7 @@ export class RedfishClient {
       );
     const token = r.headers['x-auth-token'];
     if (typeof token !== 'string' || !token) throw new RedfishError('session login answered without X-Auth-Token', r.status, path);
+    this.#tokens.push(token);
     let uri: string | undefined;
     const loc = r.headers.location;
     if (typeof loc === 'string') uri = normalizePath(loc);
@@ -263,13 +280,16 @@ export class RedfishClient {
     this.#proven = false;
   }
 
-  /** DELETE one session we created (best effort: the BMC expires it otherwise). */
+  /**
+   * DELETE one session we created (best effort: the BMC expires it otherwise), within the BMC's
+   * deadline like every other request: past it, the session is left to expire.
+   */
   async #logout(token: string): Promise<void> {
     const uri = this.#sessions.get(token);
     this.#sessions.delete(token);
     if (!uri) return;
     try {
-      await this.#raw('DELETE', uri, { 'x-auth-token': token }, undefined, false);
+      await this.#raw('DELETE', uri, { 'x-auth-token': token }, undefined, this.#hardDeadline);
     } catch {
       /* best effort */
     }
@@ -310,13 +330,15 @@ export class RedfishClient {
     path: string,
     headers: Record<string, string>,
     body?: string,
-    /** false for logouts: they are sent after the deadline too */
-    bounded = true,
+    /** the deadline of this request: the crawl's, or the BMC's own for logouts */
+    until = this.deadline,
   ): Promise<RawResponse> {
     const { maxBodyBytes } = this.#opts;
-    const left = bounded ? this.deadline - Date.now() : Infinity;
+    const left = until - Date.now();
     if (left <= 0) return Promise.reject(this.#overDeadline(path));
     const timeoutMs = Math.max(1, Math.min(this.#opts.timeoutMs, Math.ceil(left)));
+    // the BMC's deadline, not the request timeout, ends this request when it comes first
+    const deadlineFirst = timeoutMs < this.#opts.timeoutMs;
     const deadline = Date.now() + timeoutMs;
     const client = this;
     return new Promise((resolve, reject) => {
@@ -367,7 +389,7 @@ export class RedfishClient {
             if (Date.now() > deadline)
               return fail(
                 controller,
-                Date.now() > client.deadline
+                deadlineFirst || Date.now() > until
                   ? client.#overDeadline(path)
                   : new RedfishError(`body: no complete answer within ${timeoutMs} ms`, 0, path),
               );
@@ -379,7 +401,7 @@ export class RedfishClient {
           onResponseError(_controller, e) {
             if (failed) return;
             failed = true;
-            if (Date.now() >= client.deadline) return reject(client.#overDeadline(path));
+            if (Date.now() >= until || (deadlineFirst && isTimeout(e))) return reject(client.#overDeadline(path));
             reject(new RedfishError(status ? `body: ${transportMessage(e, timeoutMs)}` : transportMessage(e, timeoutMs), 0, path));
           },
         },
@@ -432,9 +454,7 @@ export class RedfishClient {
             renewed = true;
             if (await this.#renewAfter401(gen)) continue;
           }
-          if (r.status < 200 || r.status >= 300) {
-            throw new RedfishError(`HTTP ${r.status}${describeErrorBody(r.body)}`, r.status, path);
-          }
+          if (!ok(r.status)) throw new RedfishError(`HTTP ${r.status}${describeErrorBody(r.body)}`, r.status, path);
           let j: unknown;
           try {
             j = JSON.parse(r.body.toString('utf8'));
@@ -442,6 +462,9 @@ export class RedfishClient {
             throw new RedfishError(`invalid JSON (${r.body.length} bytes${looksHtml(r.body) ? ', an HTML page' : ''})`, -1, path);
           }
           if (!j || typeof j !== 'object' || Array.isArray(j)) throw new RedfishError('the body is not a JSON object', -1, path);
+          // some BMCs answer 200 with a Redfish error body for a member they cannot read
+          if (isErrorBody(j as Record<string, unknown>))
+            throw new RedfishError(`HTTP ${r.status} with a Redfish error body${messageIds(j as Record<string, unknown>)}`, -3, path);
           if (session && gen === this.#gen && path !== '/redfish/v1') this.#proven = true;
           return { json: j as Record<string, unknown>, bytes: r.body.length };
         }
@@ -455,13 +478,28 @@ export class RedfishClient {
     throw lastErr!;
   }
 
-  /** Logs the session out (when there is one) and closes the connections. Never throws. */
+  /**
+   * What this client must never let through to a result or a log: the password, the Basic
+   * credentials as sent (base64 of `user:password`) and every session token it was given.
+   */
+  secrets(): string[] {
+    const c = this.#opts.credentials;
+    const out = [...this.#tokens];
+    if (c?.password) out.push(c.password, Buffer.from(`${c.username}:${c.password}`).toString('base64'));
+    return out;
+  }
+
+  /**
+   * Logs the session out (when there is one) and closes the connections, within the BMC's
+   * deadline: past it the connections are dropped, not drained. Never throws.
+   */
   async close(): Promise<void> {
     await this.#login?.catch(() => undefined);
     await Promise.all(this.#logouts);
     this.#token = undefined;
     await Promise.all([...this.#sessions.keys()].map((t) => this.#logout(t)));
-    await this.#pool.close().catch(() => undefined);
+    if (Date.now() >= this.#hardDeadline) await this.#pool.destroy().catch(() => undefined);
+    else await this.#pool.close().catch(() => undefined);
   }
 }
 
@@ -473,30 +511,59 @@ function looksHtml(b: Buffer): boolean {
   return /^\s*</.test(b.subarray(0, 64).toString('utf8'));
 }
 
-/** A short reason from a Redfish error body (`error.message` / first extended message), or nothing. */
+function isErrorBody(j: Record<string, unknown>): boolean {
+  return !!j.error && typeof j.error === 'object' && !Array.isArray(j.error) && j['@odata.id'] === undefined;
+}
+
+/** A Redfish MessageId (`Base.1.8.ResourceMissingAtURI`): registry, version, name. Anything else is not repeated. */
+const MESSAGE_ID = /^[A-Za-z][A-Za-z0-9]{0,40}(?:\.[0-9]{1,4}){0,3}\.[A-Za-z][A-Za-z0-9]{0,80}$/;
+
+/**
+ * ` (Base.1.8.InternalError, ...)`: the MessageIds of a Redfish error body, at most 3, or nothing.
+ * A BMC's message text is never repeated: it is free text, and some BMCs echo the request in it
+ * (an Authorization header, a session token).
+ */
+function messageIds(j: Record<string, unknown>): string {
+  const e = j.error as Record<string, unknown> | undefined;
+  const ids: string[] = [];
+  const add = (v: unknown) => typeof v === 'string' && MESSAGE_ID.test(v) && !ids.includes(v) && ids.push(v);
+  const info = e?.['@Message.ExtendedInfo'];
+  if (Array.isArray(info)) for (const m of info) add((m as Record<string, unknown> | null)?.MessageId);
+  if (!ids.length) add(e?.code);
+  return ids.length ? ` (${ids.slice(0, 3).join(', ')})` : '';
+}
+
+/** What an error answer says, without its text: ` (MessageIds)`, ` (an HTML error page)` or nothing. */
 function describeErrorBody(b: Buffer): string {
   if (!b.length) return '';
   if (looksHtml(b)) return ' (an HTML error page)';
   try {
-    const j = JSON.parse(b.toString('utf8')) as { error?: { message?: string; '@Message.ExtendedInfo'?: { Message?: string }[] } };
-    const m = j.error?.['@Message.ExtendedInfo']?.[0]?.Message ?? j.error?.message;
-    return m ? `: ${String(m).slice(0, 200)}` : '';
+    const j = JSON.parse(b.toString('utf8')) as unknown;
+    return j && typeof j === 'object' && !Array.isArray(j) ? messageIds(j as Record<string, unknown>) : '';
   } catch {
     return '';
   }
 }
 
-function transportMessage(e: unknown, timeoutMs: number): string {
-  const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+function isTimeout(e: unknown): boolean {
+  const err = e as { name?: string; code?: string; cause?: { code?: string } };
   const code = err.code ?? err.cause?.code;
-  if (
+  return (
     err.name === 'TimeoutError' ||
     err.name === 'AbortError' ||
     code === 'UND_ERR_HEADERS_TIMEOUT' ||
     code === 'UND_ERR_BODY_TIMEOUT' ||
     code === 'UND_ERR_CONNECT_TIMEOUT'
-  )
-    return `no answer within ${timeoutMs} ms`;
+  );
+}
+
+function transportMessage(e: unknown, timeoutMs: number): string {
+  const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.code ?? err.cause?.code;
+  if (isTimeout(e)) return `no answer within ${timeoutMs} ms`;
+  // OpenSSL reading an HTTP answer as a TLS record: "wrong version number", "packet length too long", "http request"
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' || code === 'ERR_SSL_HTTP_REQUEST')
+    return 'the BMC answered plain HTTP on an https address; write http:// in its address';
   if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/i.test(code))
     return `TLS certificate not trusted (${code}); set insecureSkipVerify or give a CA bundle`;
   if (code === 'ECONNREFUSED') return 'connection refused';
