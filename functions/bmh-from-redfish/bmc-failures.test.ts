@@ -7,7 +7,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { itemsStream, repoRoot, resourceList } from '../../test/golden.js';
 import { runFunction, type Result } from '../../src/krm/index.js';
 import { startBmc, type BmcOptions, type SimBmc } from '../../src/redfish-sim/server.js';
-import { RedfishClient } from '../../src/redfish/client.js';
 import { parseAddress, rangeOrigin } from './discover.js';
 import { definition } from './function.js';
 

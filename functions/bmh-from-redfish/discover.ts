@@ -13,7 +13,7 @@ import { INVENTORY_API_VERSION, INVENTORY_KIND, type HardwareInventorySpec } fro
 import { redactBmcAddress } from '../../src/model/bmc.js';
 import { toDnsLabel } from '../../src/model/dns-name.js';
 import { hostAddresses, parseCidr } from '../../src/model/ip.js';
-import { scrubSecretsDeep, secretScrubber } from '../../src/secrets/redact.js';
+import { Redactor, scrubStrings } from '../../src/secrets/redact.js';
 import { dnsName, naturalCompare, OWNER_DISCOVER, type Spec } from './types.js';
 
 interface Target {
@@ -355,10 +355,11 @@ async function crawlBmc(run: CrawlRun, t: Target, out: Buffered): Promise<Found[
     // log out and close after the slot is free: the next BMC need not wait for it
     run.closing.push(client.close());
   }
-  const secrets = client.secrets();
-  const scrub = secretScrubber(secrets);
+  const redactor = new Redactor();
+  for (const s of client.secrets()) redactor.add(s);
+  const scrub = (text: string) => redactor.scrubKnown(text);
   for (const r of out) r.message = scrub(r.message);
-  return found.map((f) => ({ ...f, inv: scrubSecretsDeep(f.inv, secrets) }));
+  return found.map((f) => ({ ...f, inv: scrubStrings(f.inv, scrub) }));
 }
 
 /** The name a System would get from the configuration: bmcs[].name (with the System Id when a BMC has several), else the template. */

@@ -479,13 +479,13 @@ export class RedfishClient {
   }
 
   /**
-   * What this client must never let through to a result or a log: the password, the Basic
-   * credentials as sent (base64 of `user:password`) and every session token it was given.
+   * What this client must never let through to a result or a log: the password, `user:password`
+   * (what Basic auth sends, base64-encoded) and every session token it was given.
    */
   secrets(): string[] {
     const c = this.#opts.credentials;
     const out = [...this.#tokens];
-    if (c?.password) out.push(c.password, Buffer.from(`${c.username}:${c.password}`).toString('base64'));
+    if (c?.password) out.push(c.password, `${c.username}:${c.password}`);
     return out;
   }
 

@@ -56,7 +56,7 @@ const PLACEHOLDER_WORDS = new Set(
  * (dots, dashes, underscores, zeros, `X`s, `F`s, as in `..........`, `00000000`, `XXXXXXXX`).
  */
 export function isPlaceholder(s: string): boolean {
-  const t = s.trim().toLowerCase();
+  const t = s.replace(/\s+/g, ' ').trim().toLowerCase();
   if (PLACEHOLDER_WORDS.has(t)) return true;
   return /^(?:[.\-_*#?\s]+|0+|x{3,}|f{8,})$/.test(t);
 }

@@ -29,47 +29,81 @@ export function redactString(s: string): { redacted: boolean; text: string } {
   return { redacted: false, text: stripUrlCredentials(s) };
 }
 
-/** The forms a secret may be echoed in: as is, base64, base64url, URL-encoded and hex. */
-export function secretForms(secret: string): string[] {
-  const b = Buffer.from(secret, 'utf8');
-  const forms = [secret];
-  // encoded forms of a very short secret would match ordinary text (hex digits, short base64 runs)
-  if (secret.length >= 4)
-    forms.push(
-      b.toString('base64'),
-      b.toString('base64').replace(/=+$/, ''),
-      b.toString('base64url'),
-      encodeURIComponent(secret),
-      b.toString('hex'),
-    );
-  return [...new Set(forms.filter((f) => f.length >= 2))].sort((x, y) => y.length - x.length);
+// ---- known values: the credentials of one run ------------------------------------------
+
+/** What a known credential is replaced by. */
+const MASK = '***';
+
+/** Long and varied enough to scrub from any text without mangling it ("password", "8080" and "true" are not). */
+function worthScrubbing(v: string): boolean {
+  if (v.length < 6 || v.includes(MASK)) return false;
+  if (/^[A-Za-z]+$/.test(v)) return v.length >= 12;
+  if (/^[-+]?\d+$/.test(v)) return v.length >= 10;
+  return true;
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** How a value may appear in output: as is, base64 (padded or not, URL-safe), URL-encoded, hex, JSON- and HTML-escaped. */
+function encodings(v: string): string[] {
+  const bytes = Buffer.from(v, 'utf8');
+  const b64 = bytes.toString('base64');
+  const hex = bytes.toString('hex');
+  return [
+    v,
+    b64,
+    b64.replace(/=+$/, ''),
+    bytes.toString('base64url'),
+    encodeURIComponent(v),
+    hex,
+    hex.toUpperCase(),
+    JSON.stringify(v).slice(1, -1),
+    v.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!),
+  ];
 }
 
 /**
- * A function that replaces every form (secretForms) of every secret in use by `***`: the last
- * line of defence for text that came from a BMC or a peer (an error answer that echoes the
- * request's Authorization header or session token). Hex forms match in any case.
+ * The credentials of one run (here: those a BMC client used, its password, the Basic
+ * credentials and the session tokens it was given), removed from every text it is given, in
+ * every encoding `encodings` lists. Text that came from a BMC passes through `scrubKnown`.
  */
-export function secretScrubber(secrets: readonly string[]): (text: string) => string {
-  const forms = [...new Set(secrets.filter(Boolean).flatMap(secretForms))].sort((x, y) => y.length - x.length);
-  if (!forms.length) return (t) => t;
-  const hex = forms.filter((f) => /^[0-9a-f]+$/.test(f) && f.length >= 8);
-  const hexRe = hex.length ? new RegExp(hex.join('|'), 'gi') : undefined;
-  return (text) => {
-    let out = text;
-    for (const f of forms) if (out.includes(f)) out = out.split(f).join('***');
-    return hexRe ? out.replace(hexRe, '***') : out;
-  };
+export class Redactor {
+  readonly #known = new Set<string>();
+  #pattern: RegExp | undefined;
+
+  /** A credential: removed from every text from now on (too short or common values are ignored, see `worthScrubbing`). */
+  add(value: unknown): this {
+    const v = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : undefined;
+    if (v === undefined || !worthScrubbing(v) || this.#known.has(v)) return this;
+    this.#known.add(v);
+    this.#pattern = undefined;
+    return this;
+  }
+
+  /** A user name and password in use: the password, and `user:password` (what Basic auth encodes). */
+  addCredentials(username: string | undefined, password: unknown): this {
+    this.add(password);
+    if (username !== undefined && typeof password === 'string' && password !== '') this.add(`${username}:${password}`);
+    return this;
+  }
+
+  /** `text` without any known credential, in any encoding: safe on any format (JSON, HTML, YAML), it only replaces values. */
+  scrubKnown(text: string): string {
+    if (this.#known.size === 0) return text;
+    this.#pattern ??= new RegExp(
+      [...new Set([...this.#known].flatMap(encodings))]
+        .filter((f) => f.length >= 6)
+        .sort((a, b) => b.length - a.length)
+        .map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('|'),
+      'g',
+    );
+    return text.replace(this.#pattern, MASK);
+  }
 }
 
-/** `text` scrubbed of the secrets in use (see secretScrubber). */
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  return secretScrubber(secrets)(text);
-}
-
-/** `secretScrubber` over every string of a JSON-like value (a copy; the value itself is left as is). */
-export function scrubSecretsDeep<T>(value: T, secrets: readonly string[]): T {
-  const scrub = secretScrubber(secrets);
+/** Every string of a JSON-like value through `scrub` (a copy; the value itself is left as is). */
+export function scrubStrings<T>(value: T, scrub: (text: string) => string): T {
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return scrub(v);
     if (Array.isArray(v)) return v.map(walk);
