@@ -16,6 +16,9 @@
 #   TAG            default dev
 #   BUILD_CONTEXT  directory holding dist/ (default: the repo root)
 #   FORCE=1        run podman build even when the image's inputs are unchanged
+#   FROM_SOURCE=1  build the bundles inside the image (the Dockerfile's dist-build stage: npm ci
+#                  and the build, with the local builder image of scripts/builder-image.sh and
+#                  network access to the npm registry) instead of copying dist/ from the context
 set -euo pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -44,13 +47,20 @@ else
   pull=()
 fi
 
+VERSION="$(node -p "require('$REPO/package.json').version")"
+dist_args=(--build-arg DIST=context)
+if [ "${FROM_SOURCE:-0}" = 1 ]; then
+  bash "$REPO/scripts/builder-image.sh"
+  dist_args=(--build-arg DIST=build --build-arg NODE_IMAGE=localhost/baremetal-krm/node-builder:local --network host)
+fi
+
 built=0 skipped=0 uptodate=0
 STAMP_DIR="${XDG_CACHE_HOME:-$HOME/.cache}/baremetal-krm/images"
 mkdir -p "$STAMP_DIR"
 t_all=$(now)
 for fn in "${fns[@]}"; do
   bundle="$BUILD_CONTEXT/dist/$fn.cjs"
-  if [ ! -f "$bundle" ]; then
+  if [ ! -f "$bundle" ] && [ "${FROM_SOURCE:-0}" != 1 ]; then
     log "skip $fn: $bundle not found (run 'npm run build')"
     skipped=$((skipped + 1))
     continue
@@ -62,16 +72,17 @@ for fn in "${fns[@]}"; do
   # would hand back a stale one). Same inputs and same image => nothing to do,
   # which saves podman's ~1 s cache walk per image on an unchanged rebuild.
   base_id="$(podman image inspect --format '{{.Id}}' "$BASE_IMAGE" 2>/dev/null || echo "$BASE_IMAGE")"
-  inputs="$( { sha256sum "$bundle" "$REPO/Dockerfile" | cut -d' ' -f1; echo "$base_id $image"; } | sha256sum | cut -c1-32)"
+  inputs="$( { sha256sum "$REPO/Dockerfile" | cut -d' ' -f1; [ "${FROM_SOURCE:-0}" = 1 ] || sha256sum "$bundle"; echo "$base_id $image $VERSION ${dist_args[*]}"; } | sha256sum | cut -c1-32)"
   old_id="$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)"
   stamp="$STAMP_DIR/$(printf '%s' "$image" | tr '/:' '__')"
-  if [ "${FORCE:-0}" != 1 ] && [ -n "$old_id" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$old_id $inputs" ]; then
+  # (from source: the inputs are the whole tree, so always build; podman's layer cache still applies)
+  if [ "${FORCE:-0}" != 1 ] && [ "${FROM_SOURCE:-0}" != 1 ] && [ -n "$old_id" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$old_id $inputs" ]; then
     log "up to date: $image"
     uptodate=$((uptodate + 1))
     continue
   fi
   podman build --quiet --layers --isolation chroot "${pull[@]}" \
-    --build-arg BASE_IMAGE="$BASE_IMAGE" \
+    --build-arg BASE_IMAGE="$BASE_IMAGE" --build-arg VERSION="$VERSION" "${dist_args[@]}" \
     --target "$fn" -t "$image" \
     -f "$REPO/Dockerfile" "$BUILD_CONTEXT" >/dev/null
   t1=$(now)
@@ -83,7 +94,7 @@ for fn in "${fns[@]}"; do
     podman rmi "$old_id" >/dev/null 2>&1 || true
   fi
   size="$(podman image inspect --format '{{.Size}}' "$image")"
-  log "built $image in $(secs "$t0" "$t1")s ($((size / 1000000)) MB, bundle $(($(stat -c %s "$bundle") / 1024)) KiB)"
+  log "built $image in $(secs "$t0" "$t1")s ($((size / 1000000)) MB)"
   built=$((built + 1))
 done
 log "done: $built built, $uptodate up to date, $skipped skipped in $(secs "$t_all" "$(now)")s"

@@ -12,6 +12,7 @@ import * as esbuild from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
+// flags: --no-typecheck, --generate-only, --only=<bundle>,<bundle>
 const t0 = Date.now();
 
 function walk(dir, out = []) {
@@ -71,6 +72,12 @@ for (const file of [...walk(join(root, 'src')), ...walk(functionsDir), ...walk(j
   schemas++;
 }
 
+// --generate-only: what type-checking needs on a clean clone (generated validators), nothing more
+if (args.has('--generate-only')) {
+  console.log(`build: ${schemas} schema(s) generated in ${Date.now() - t0} ms`);
+  process.exit(0);
+}
+
 // 3. type-check the whole project
 if (!args.has('--no-typecheck')) {
   execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.json')], {
@@ -124,6 +131,16 @@ if (existsSync(binDir))
     entries.push({ name: basename(f, '.ts'), entry: join(binDir, f) });
 // the runtime's test-only identity function (losslessness check, benchmark)
 entries.push({ name: 'test-identity', entry: join(root, 'test/identity/main.ts') });
+// --only=a,b: just those bundles (the container build compiles only the functions)
+const only = [...args]
+  .find((a) => a.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
+if (only) {
+  const unknown = only.filter((n) => !entries.some((e) => e.name === n));
+  if (unknown.length) throw new Error(`build: --only names no bundle: ${unknown.join(', ')}`);
+  entries.splice(0, entries.length, ...entries.filter((e) => only.includes(e.name)));
+}
 mkdirSync(join(root, 'dist'), { recursive: true });
 const sizes = [];
 for (const { name, entry } of entries) {

@@ -105,3 +105,80 @@ export function describeGolden<S>(def: FunctionDefinition<S>, testdata: string):
     }
   });
 }
+
+/**
+ * One-rule cases written inline, like kustomize's krusty tests (`th.WriteF(...); th.Run();
+ * th.AssertActualEqualsExpected(...)`): the input files and the exact expected output stand in
+ * the test itself.
+ *
+ *   const th = harness(definition);
+ *   const r = await th.run({ 'hosts.yaml': '...', 'secret.yaml': '...' }, { config: '...' });
+ *   r.expectItems('...the exact output stream...');
+ *   r.expectResults([{ severity: 'error', rule: 'reference', message: /not in the input/ }]);
+ *
+ * Each file becomes the items of one file (with kpt's path and index annotations, as
+ * `kpt fn render` sends them); the run is in process and, with `bundle: true`, through the
+ * built bundle too (same bytes).
+ */
+export interface ExpectedResult {
+  severity: 'error' | 'warning' | 'info';
+  rule?: string;
+  message?: string | RegExp;
+  field?: string;
+  file?: string;
+}
+
+export function harness<S>(def: FunctionDefinition<S>) {
+  return {
+    async run(files: Record<string, string>, opts: { config?: string; env?: Record<string, string>; bundle?: boolean } = {}) {
+      const docs: string[] = [];
+      for (const [path, text] of Object.entries(files))
+        splitStream(text).forEach((d, i) => {
+          docs.push(withPathAnnotations(d, path, i));
+        });
+      const input = resourceList(docs, opts.config);
+      const out = await runFunction(def, input, opts.env ?? {});
+      if (opts.bundle) {
+        const b = runBundle(def.name, input, opts.env ?? {});
+        expect(b.stdout).toBe(out.output);
+        expect(b.status).toBe(out.exitCode);
+      }
+      return {
+        ...out,
+        items: itemsStream(out.output),
+        expectItems(expected: string): void {
+          expect(itemsStream(out.output)).toBe(expected);
+        },
+        expectResults(expected: ExpectedResult[]): void {
+          const actual = out.results.map((r) => ({
+            severity: r.severity,
+            rule: r.tags?.rule,
+            message: r.message,
+            field: r.field?.path,
+            file: r.file?.path,
+          }));
+          expect(actual).toHaveLength(expected.length);
+          expected.forEach((e, i) => {
+            const a = actual[i]!;
+            expect(a.severity, a.message).toBe(e.severity);
+            if (e.rule !== undefined) expect(a.rule, a.message).toBe(e.rule);
+            if (e.field !== undefined) expect(a.field, a.message).toBe(e.field);
+            if (e.file !== undefined) expect(a.file, a.message).toBe(e.file);
+            if (typeof e.message === 'string') expect(a.message).toBe(e.message);
+            else if (e.message) expect(a.message).toMatch(e.message);
+          });
+        },
+      };
+    },
+  };
+}
+
+/** A document with kpt's `config.kubernetes.io/path` and `index` annotations added. */
+function withPathAnnotations(doc: string, path: string, index: number): string {
+  const ann = `    config.kubernetes.io/path: '${path}'\n    config.kubernetes.io/index: '${index}'\n    internal.config.kubernetes.io/path: '${path}'\n    internal.config.kubernetes.io/index: '${index}'\n`;
+  if (/^metadata:\n/m.test(doc)) {
+    if (/^ {2}annotations:\n/m.test(doc)) return doc.replace(/^( {2}annotations:\n)/m, `$1${ann}`);
+    return doc.replace(/^metadata:\n/m, `metadata:\n  annotations:\n${ann}`);
+  }
+  return `${doc.endsWith('\n') ? doc : doc + '\n'}metadata:\n  annotations:\n${ann}`;
+}

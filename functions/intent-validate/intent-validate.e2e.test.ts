@@ -4,7 +4,7 @@
  * --allow-exec`) and through `kpt fn eval --exec`.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,7 +13,6 @@ import { repoRoot } from '../../test/golden.js';
 const work = mkdtempSync(join(tmpdir(), 'iv-e2e-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 const bundle = join(repoRoot, 'dist/intent-validate.cjs');
-const cli = join(repoRoot, 'dist/baremetal-krm.cjs');
 
 const bmh = (name: string, secret: string, mac: string): string =>
   `apiVersion: metal3.io/v1alpha1
@@ -50,21 +49,27 @@ describe('intent-validate e2e: pre-commit hook', () => {
   // the hooks repository: this repo's .pre-commit-hooks.yaml, committed in a local git repo (no network)
   const hooks = join(work, 'hooks');
   const site = join(work, 'site');
-  const bin = join(work, 'bin');
+  const npmPrefix = join(work, 'npm-global');
   const env = {
     PRE_COMMIT_HOME: join(work, 'pre-commit-cache'),
-    PATH: `${bin}:${process.env.PATH ?? ''}`,
+    PATH: `${join(npmPrefix, 'bin')}:${process.env.PATH ?? ''}`,
     GIT_AUTHOR_NAME: 'e2e',
     GIT_AUTHOR_EMAIL: 'e2e@example.com',
     GIT_COMMITTER_NAME: 'e2e',
     GIT_COMMITTER_EMAIL: 'e2e@example.com',
   };
 
-  it('installs from .pre-commit-hooks.yaml (language: system, baremetal-krm on PATH)', () => {
-    mkdirSync(bin, { recursive: true });
-    // what `npm install -g` would put on PATH
-    writeFileSync(join(bin, 'baremetal-krm'), `#!/bin/sh\nexec "${process.execPath}" "${cli}" "$@"\n`);
-    chmodSync(join(bin, 'baremetal-krm'), 0o755);
+  it('installs from .pre-commit-hooks.yaml (language: system, baremetal-krm from the npm package on PATH)', () => {
+    // what `npm install -g baremetal-krm` does, from the packed tarball, into a prefix on PATH
+    const pack = run('npm', ['pack', '--json', '--pack-destination', work], repoRoot);
+    expect(pack.status, pack.stderr).toBe(0);
+    const tarball = join(work, (JSON.parse(pack.stdout.slice(pack.stdout.search(/^\[/m))) as { filename: string }[])[0]!.filename);
+    const global = run(
+      'npm',
+      ['install', '-g', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', npmPrefix, tarball],
+      work,
+    );
+    expect(global.status, global.stderr).toBe(0);
     mkdirSync(hooks, { recursive: true });
     copyFileSync(join(repoRoot, '.pre-commit-hooks.yaml'), join(hooks, '.pre-commit-hooks.yaml'));
     for (const [dir, args] of [

@@ -2,6 +2,7 @@
  * The `baremetal-krm` command: subcommands over the library. `validate <files...>` runs
  * intent-validate on files (pre-commit hook, CI); `report <sites...>` reports across sites.
  */
+import { FLEET_HELP, runFleet } from '../cli/fleet.js';
 import { runValidate, VALIDATE_HELP } from '../cli/validate.js';
 import { REPORT_HELP, reportMain } from '../report/cli.js';
 
@@ -11,6 +12,7 @@ Commands:
   validate [--config FILE] FILE|FOLDER...   validate bare-metal intent in YAML files (intent-validate rules)
   report [options] SITE...           one report across many sites: certificates, hardware, divergence,
                                      workloads, security, capacity (text, json, markdown, html)
+  fleet sites [ROOT] [--changed A..B] the site packages of a fleet repository (those a change touches), as a CI matrix
   help [command]                     this help, or a command's
 
 Run \`baremetal-krm <command> --help\` for a command's options.
@@ -22,6 +24,7 @@ const COMMANDS: Record<
 > = {
   validate: { run: runValidate, help: VALIDATE_HELP },
   report: { run: (argv, io) => reportMain(argv, io), help: REPORT_HELP },
+  fleet: { run: runFleet, help: FLEET_HELP },
 };
 
 async function main(argv: string[]): Promise<number> {

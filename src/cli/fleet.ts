@@ -1,0 +1,105 @@
+/**
+ * `baremetal-krm fleet sites [ROOT] [--changed BASE..HEAD] [--format ...]`: the site packages of
+ * a fleet repository, or only those a change touches, as a list or as a CI matrix (GitHub
+ * Actions `strategy.matrix`, GitLab `parallel:matrix`), so that CI fans out one job per site.
+ */
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { changedSites, indexFleet, matrixEntries, type SitePackage } from '../fleet/sites.js';
+
+export const FLEET_HELP = `baremetal-krm fleet sites [ROOT] [--changed BASE..HEAD] [--format text|json|github|gitlab]
+
+Lists the site packages under ROOT (default: .): folders with a Kptfile, airshipctl sites (a
+metadata.yaml of kind ManifestMetadata), and kustomizations no other kustomization refers to;
+the outermost one wins. With --changed, only the sites whose inputs changed between two git
+revisions: a file under the site, or under a folder or file the site's kustomizations and
+Kptfiles refer to, followed transitively (shared types, catalogues, functions). The tree is read
+as it is checked out (HEAD).
+
+  --changed BASE..HEAD   git revisions to compare (e.g. origin/main..HEAD)
+  --format FORMAT        text (one folder a line, the default), json ([{site, path, kind}]),
+                         github ({"include": [...]} for strategy.matrix: fromJSON(...)),
+                         gitlab (a parallel:matrix block with SITE and SITE_PATH)
+
+Exit codes: 0 (also when no site is selected), 2 on usage errors or when git fails.
+`;
+
+interface Io {
+  out: (s: string) => void;
+  err: (s: string) => void;
+}
+
+/** The files that differ between two revisions, relative to `root` (renames as both paths). */
+export function gitChangedFiles(root: string, range: string): string[] {
+  const m = /^([^.\s][^\s]*?)\.\.(\.?)([^.\s][^\s]*)$/.exec(range);
+  if (!m) throw new Error(`--changed takes BASE..HEAD (two git revisions), got "${range}"`);
+  const args = ['-C', root, 'diff', '--name-only', '--no-renames', '--relative', m[2] ? `${m[1]}...${m[3]}` : m[1]!, m[3]!, '--'];
+  const r = spawnSync('git', args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (r.error || r.status !== 0)
+    throw new Error(`git diff ${range} failed in ${root}: ${(r.stderr || r.error?.message || '').trim().split('\n')[0]}`);
+  return r.stdout.split('\n').filter((l) => l !== '');
+}
+
+function render(sites: SitePackage[], format: string): string {
+  const entries = matrixEntries(sites);
+  switch (format) {
+    case 'json':
+      return `${JSON.stringify(entries, null, 2)}\n`;
+    case 'github':
+      return `${JSON.stringify({ include: entries })}\n`;
+    case 'gitlab':
+      // GitLab refuses an empty matrix: with no site, a job that says so
+      if (entries.length === 0) return 'parallel:\n  matrix: []\n';
+      return `parallel:\n  matrix:\n${entries.map((e) => `    - SITE: ${JSON.stringify(e.site)}\n      SITE_PATH: ${JSON.stringify(e.path)}\n`).join('')}`;
+    default:
+      return entries.map((e) => `${e.path}\n`).join('');
+  }
+}
+
+export async function runFleet(argv: string[], io: Io): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub === undefined || sub === '--help' || sub === '-h') {
+    io.out(FLEET_HELP);
+    return sub === undefined ? 2 : 0;
+  }
+  if (sub !== 'sites') {
+    io.err(`baremetal-krm fleet: unknown subcommand "${sub}" (see --help)\n`);
+    return 2;
+  }
+  let parsed: ReturnType<typeof parseSitesArgs>;
+  try {
+    parsed = parseSitesArgs(rest);
+  } catch (e) {
+    io.err(`baremetal-krm fleet sites: ${(e as Error).message}\n`);
+    return 2;
+  }
+  if (parsed.help) {
+    io.out(FLEET_HELP);
+    return 0;
+  }
+  const root = resolve(parsed.root);
+  try {
+    const index = indexFleet(root);
+    const sites = parsed.changed ? changedSites(index, gitChangedFiles(root, parsed.changed)) : index.sites;
+    io.out(render(sites, parsed.format));
+    io.err(`${sites.length} of ${index.sites.length} site(s)${parsed.changed ? ` changed in ${parsed.changed}` : ''}\n`);
+    return 0;
+  } catch (e) {
+    io.err(`baremetal-krm fleet sites: ${(e as Error).message}\n`);
+    return 2;
+  }
+}
+
+function parseSitesArgs(argv: string[]): { root: string; changed?: string; format: string; help: boolean } {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { changed: { type: 'string' }, format: { type: 'string', default: 'text' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (positionals.length > 1) throw new Error(`one ROOT folder at most, got ${positionals.length}`);
+  const format = values.format ?? 'text';
+  if (!['text', 'json', 'github', 'gitlab'].includes(format))
+    throw new Error(`--format must be text, json, github or gitlab, got "${format}"`);
+  return { root: positionals[0] ?? '.', changed: values.changed, format, help: values.help === true };
+}
