@@ -132,7 +132,7 @@ export function applyTemplate(template: string, inv: HardwareInventorySpec, syst
  * The name a System gets when its own names cannot be used (nothing to name it by, or the same
  * name as another System's): the BMC's host and port and the System Id, e.g. `10-0-0-5-437xr1138r2`.
  */
-export function fallbackName(address: string, systemId: string): string {
+function fallbackName(address: string, systemId: string): string {
   const u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `https://${address}`);
   return toDnsLabel(`${u.hostname}${u.port ? `-${u.port}` : ''}-${systemId}`);
 }
@@ -355,11 +355,27 @@ async function crawlBmc(run: CrawlRun, t: Target, out: Buffered): Promise<Found[
     // log out and close after the slot is free: the next BMC need not wait for it
     run.closing.push(client.close());
   }
-  const redactor = new Redactor();
-  for (const s of client.secrets()) redactor.add(s);
+  const redactor = redactorFor(client.secrets());
   const scrub = (text: string) => redactor.scrubKnown(text);
   for (const r of out) r.message = scrub(r.message);
-  return found.map((f) => ({ ...f, inv: scrubStrings(f.inv, scrub) }));
+  // one look at the whole inventory; its strings are walked only when a credential is in it
+  return found.map((f) => {
+    const text = JSON.stringify(f.inv);
+    return scrub(text) === text ? f : { ...f, inv: scrubStrings(f.inv, scrub) };
+  });
+}
+
+/** A Redactor of these secrets: one for every BMC that shares its credentials (and has no session token of its own). */
+const redactors = new Map<string, Redactor>();
+function redactorFor(secrets: string[]): Redactor {
+  const key = secrets.join('\0');
+  let r = redactors.get(key);
+  if (!r) {
+    r = new Redactor();
+    for (const s of secrets) r.add(s);
+    if (redactors.size < 64) redactors.set(key, r);
+  }
+  return r;
 }
 
 /** The name a System would get from the configuration: bmcs[].name (with the System Id when a BMC has several), else the template. */

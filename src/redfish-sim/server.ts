@@ -57,7 +57,7 @@ export interface SimCounters {
   lastAt: number;
 }
 
-export function newCounters(): SimCounters {
+function newCounters(): SimCounters {
   return { requests: 0, connections: 0, inFlight: 0, peakInFlight: 0, firstAt: 0, lastAt: 0 };
 }
 

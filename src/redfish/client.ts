@@ -5,11 +5,36 @@
  * size, no credentials sent to a redirect on another origin, and a request counter.
  * Nothing it throws or logs contains the credentials.
  */
+import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
 import { lazy } from '../krm/index.js';
 
-/** undici, loaded on first use: generate mode and --help never pay for it (see scripts/build.mjs). */
-const undici = lazy(() => require('undici') as typeof import('undici'), 'undici', import.meta.url);
+interface UndiciCore {
+  Client: typeof import('undici').Client;
+  Pool: typeof import('undici').Pool;
+  buildConnector: typeof import('undici').buildConnector;
+}
+let core: UndiciCore | undefined;
+/**
+ * The parts of undici a BMC client uses (Client, Pool, the connector), loaded on first use:
+ * generate mode and --help never pay for them. Not the whole package: its fetch, WebSocket,
+ * cache and proxy code cost ~200 ms of CPU to evaluate at every discovery. In the bundle
+ * `undici-core` is a module scripts/build.mjs makes of exactly these three files.
+ */
+function undici(): UndiciCore {
+  if (core) return core;
+  try {
+    core = require('undici-core') as UndiciCore; // the bundle
+  } catch {
+    const r = createRequire(import.meta.url);
+    core = {
+      Client: r('undici/lib/dispatcher/client.js'),
+      Pool: r('undici/lib/dispatcher/pool.js'),
+      buildConnector: r('undici/lib/core/connect.js'),
+    };
+  }
+  return core;
+}
 
 export interface Credentials {
   username: string;
@@ -123,16 +148,22 @@ const tls = lazy(() => require('node:tls') as typeof import('node:tls'), 'node:t
  * BMC at once, before any session exists to resume.
  */
 const connectors = new Map<string, import('undici').buildConnector.connector>();
-function connector(verify: boolean, ca: string | undefined, timeoutMs: number): import('undici').buildConnector.connector {
-  const key = `${verify}|${timeoutMs}|${ca ?? ''}`;
+function connector(origin: string, verify: boolean, ca: string | undefined, timeoutMs: number): import('undici').buildConnector.connector {
+  // plain HTTP needs no TLS context (building one reads the whole CA store)
+  const https = origin.startsWith('https:');
+  const key = https ? `${verify}|${timeoutMs}|${ca ?? ''}` : `http|${timeoutMs}`;
   let c = connectors.get(key);
   if (!c) {
-    c = undici().buildConnector({
-      maxCachedSessions: 0,
-      rejectUnauthorized: verify,
-      secureContext: tls().createSecureContext(ca ? { ca } : {}),
-      timeout: timeoutMs,
-    });
+    c = undici().buildConnector(
+      https
+        ? {
+            maxCachedSessions: 0,
+            rejectUnauthorized: verify,
+            secureContext: tls().createSecureContext(ca ? { ca } : {}),
+            timeout: timeoutMs,
+          }
+        : { maxCachedSessions: 0, timeout: timeoutMs },
+    );
     connectors.set(key, c);
   }
   return c;
@@ -140,9 +171,26 @@ function connector(verify: boolean, ca: string | undefined, timeoutMs: number): 
 
 interface RawResponse {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  /** as undici gives them: name, value, name, value ... */
+  rawHeaders: Buffer[];
   body: Buffer;
 }
+
+/** One raw header (the first of that name, given in lowercase), or undefined; no string is made of the others. */
+function rawHeader(h: Buffer[], name: string): string | undefined {
+  next: for (let i = 0; i + 1 < h.length; i += 2) {
+    const n = h[i]!;
+    if (n.length !== name.length) continue;
+    // ASCII letters compare in either case (| 0x20); '-' and digits are unchanged by it
+    for (let j = 0; j < n.length; j++) if ((n[j]! | 0x20) !== name.charCodeAt(j)) continue next;
+    return h[i + 1]!.toString('latin1');
+  }
+  return undefined;
+}
+
+const header = (r: RawResponse, name: string) => rawHeader(r.rawHeaders, name);
+
+const ACCEPT = ['accept', 'application/json', 'odata-version', '4.0'];
 
 const ok = (status: number) => status >= 200 && status < 300;
 
@@ -167,8 +215,8 @@ export class RedfishClient {
   #opts: Required<Omit<ClientOptions, 'credentials' | 'ca'>> & Pick<ClientOptions, 'credentials' | 'ca'>;
   #pool: Dispatcher;
   #limiter: Limiter;
-  /** `accept` etc. and the Basic auth header, built once */
-  #basicHeaders: Record<string, string> | undefined;
+  /** the headers of a GET (accept, OData version, Basic auth or the session token), built once per session */
+  #getHeaders: string[] = ACCEPT;
   #token: string | undefined;
   /** the login in flight (shared by every caller), undefined otherwise: a failed login is never cached */
   #login: Promise<void> | undefined;
@@ -212,21 +260,22 @@ export class RedfishClient {
       keepAliveTimeout: 30_000,
       headersTimeout: this.#opts.timeoutMs,
       bodyTimeout: this.#opts.timeoutMs,
-      connect: connector(!this.#opts.insecureSkipVerify, this.#opts.ca, this.#opts.timeoutMs),
+      connect: connector(this.origin, !this.#opts.insecureSkipVerify, this.#opts.ca, this.#opts.timeoutMs),
     };
     this.#pool =
       this.#opts.maxInFlight === 1
         ? new u8.Client(this.origin, common)
         : new u8.Pool(this.origin, { ...common, connections: this.#opts.maxInFlight });
     this.#limiter = new Limiter(this.#opts.maxInFlight);
+    this.#setGetHeaders();
   }
 
-  #authHeader(): Record<string, string> {
+  /** The GET headers for the credentials and session in use now. */
+  #setGetHeaders(): void {
     const c = this.#opts.credentials;
-    if (!c) return {};
-    if (this.#opts.auth === 'session') return this.#token ? { 'x-auth-token': this.#token } : {};
-    this.#basicHeaders ??= { authorization: 'Basic ' + Buffer.from(`${c.username}:${c.password}`).toString('base64') };
-    return this.#basicHeaders;
+    if (!c) this.#getHeaders = ACCEPT;
+    else if (this.#opts.auth === 'session') this.#getHeaders = this.#token ? [...ACCEPT, 'x-auth-token', this.#token] : ACCEPT;
+    else this.#getHeaders = [...ACCEPT, 'authorization', 'Basic ' + Buffer.from(`${c.username}:${c.password}`).toString('base64')];
   }
 
   async #ensureSession(): Promise<void> {
@@ -246,7 +295,7 @@ export class RedfishClient {
     for (let attempt = 0; ; attempt++) {
       if (attempt > 0) await sleep(this.#opts.backoffMs * 2 ** (attempt - 1));
       try {
-        r = await this.#raw('POST', path, {}, body);
+        r = await this.#raw('POST', path, [...ACCEPT, 'content-type', 'application/json'], body);
       } catch (e) {
         if (e instanceof RedfishError && retryable(e.status) && attempt < this.#opts.retries) continue;
         throw e instanceof RedfishError ? new RedfishError(`session login: ${e.message}`, e.status, path) : e;
@@ -260,12 +309,12 @@ export class RedfishClient {
         r.status,
         path,
       );
-    const token = r.headers['x-auth-token'];
-    if (typeof token !== 'string' || !token) throw new RedfishError('session login answered without X-Auth-Token', r.status, path);
+    const token = header(r, 'x-auth-token');
+    if (!token) throw new RedfishError('session login answered without X-Auth-Token', r.status, path);
     this.#tokens.push(token);
     let uri: string | undefined;
-    const loc = r.headers.location;
-    if (typeof loc === 'string') uri = normalizePath(loc);
+    const loc = header(r, 'location');
+    if (loc) uri = normalizePath(loc);
     else {
       try {
         const j = JSON.parse(r.body.toString('utf8')) as Record<string, unknown>;
@@ -276,6 +325,7 @@ export class RedfishClient {
     }
     this.#sessions.set(token, uri);
     this.#token = token;
+    this.#setGetHeaders();
     this.#gen++;
     this.#proven = false;
   }
@@ -289,7 +339,7 @@ export class RedfishClient {
     this.#sessions.delete(token);
     if (!uri) return;
     try {
-      await this.#raw('DELETE', uri, { 'x-auth-token': token }, undefined, this.#hardDeadline);
+      await this.#raw('DELETE', uri, [...ACCEPT, 'x-auth-token', token], undefined, this.#hardDeadline);
     } catch {
       /* best effort */
     }
@@ -310,6 +360,7 @@ export class RedfishClient {
       if (!this.#proven) return false;
       const old = this.#token;
       this.#token = undefined;
+      this.#setGetHeaders();
       this.#login = this.#doLogin().finally(() => {
         this.#login = undefined;
       });
@@ -328,85 +379,38 @@ export class RedfishClient {
   #raw(
     method: string,
     path: string,
-    headers: Record<string, string>,
+    headers: string[],
     body?: string,
     /** the deadline of this request: the crawl's, or the BMC's own for logouts */
     until = this.deadline,
   ): Promise<RawResponse> {
-    const { maxBodyBytes } = this.#opts;
     const left = until - Date.now();
     if (left <= 0) return Promise.reject(this.#overDeadline(path));
     const timeoutMs = Math.max(1, Math.min(this.#opts.timeoutMs, Math.ceil(left)));
-    // the BMC's deadline, not the request timeout, ends this request when it comes first
-    const deadlineFirst = timeoutMs < this.#opts.timeoutMs;
-    const deadline = Date.now() + timeoutMs;
-    const client = this;
     return new Promise((resolve, reject) => {
-      let status = 0;
-      let resHeaders: Record<string, string | string[] | undefined> = {};
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let failed = false;
-      const fail = (controller: Dispatcher.DispatchController, e: RedfishError) => {
-        failed = true;
-        reject(e);
-        controller.abort(e);
-      };
+      const exchange = new Exchange(this, path, timeoutMs, until, resolve, reject);
       this.#pool.dispatch(
         {
           origin: this.origin,
           path,
           method: method as Dispatcher.HttpMethod,
-          headers: body
-            ? { accept: 'application/json', 'odata-version': '4.0', 'content-type': 'application/json', ...headers }
-            : { accept: 'application/json', 'odata-version': '4.0', ...headers },
+          headers,
           body,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
         },
-        {
-          onRequestStart() {
-            /* the new handler API (undici unwraps handlers that have this) */
-          },
-          onResponseStart(controller, statusCode, h) {
-            status = statusCode;
-            resHeaders = h as Record<string, string | string[] | undefined>;
-            const declared = Number(h['content-length'] ?? NaN);
-            if (declared > maxBodyBytes)
-              fail(controller, new RedfishError(`response of ${declared} bytes exceeds the ${maxBodyBytes}-byte cap`, statusCode, path));
-          },
-          onResponseData(controller, chunk) {
-            if (failed) return;
-            size += chunk.length;
-            client.bytes += chunk.length;
-            if (client.bytes > client.#opts.maxTotalBytes)
-              return fail(
-                controller,
-                new BudgetError(`more than ${mib(client.#opts.maxTotalBytes)} read from this BMC in all; the crawl stopped`, path),
-              );
-            if (size > maxBodyBytes)
-              return fail(controller, new RedfishError(`response exceeds the ${maxBodyBytes}-byte cap`, status, path));
-            if (Date.now() > deadline)
-              return fail(
-                controller,
-                deadlineFirst || Date.now() > until
-                  ? client.#overDeadline(path)
-                  : new RedfishError(`body: no complete answer within ${timeoutMs} ms`, 0, path),
-              );
-            chunks.push(chunk);
-          },
-          onResponseEnd() {
-            if (!failed) resolve({ status, headers: resHeaders, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
-          },
-          onResponseError(_controller, e) {
-            if (failed) return;
-            failed = true;
-            if (Date.now() >= until || (deadlineFirst && isTimeout(e))) return reject(client.#overDeadline(path));
-            reject(new RedfishError(status ? `body: ${transportMessage(e, timeoutMs)}` : transportMessage(e, timeoutMs), 0, path));
-          },
-        },
+        exchange as unknown as Dispatcher.DispatchHandler,
       );
     });
+  }
+
+  /** What an Exchange needs of its client: the caps, and the error past the deadline. */
+  get limits(): { maxBodyBytes: number; maxTotalBytes: number; timeoutMs: number } {
+    return this.#opts;
+  }
+
+  overDeadline(path: string): BudgetError {
+    return this.#overDeadline(path);
   }
 
   #overDeadline(path: string): BudgetError {
@@ -424,7 +428,7 @@ export class RedfishClient {
   }
 
   async #get(rawPath: string): Promise<{ json: Record<string, unknown>; bytes: number }> {
-    await this.#ensureSession();
+    if (this.#opts.auth === 'session') await this.#ensureSession();
     let path = rawPath.startsWith('/') ? rawPath : normalizePath(rawPath);
     let lastErr: RedfishError | undefined;
     const session = this.#opts.auth === 'session' && !!this.#opts.credentials;
@@ -436,9 +440,10 @@ export class RedfishClient {
         for (;;) {
           this.requests++;
           const gen = this.#gen;
-          const r = await this.#raw('GET', path, this.#authHeader());
-          if (r.status >= 300 && r.status < 400 && r.headers.location) {
-            const target = new URL(String(r.headers.location), this.origin + path);
+          const r = await this.#raw('GET', path, this.#getHeaders);
+          const location = r.status >= 300 && r.status < 400 ? header(r, 'location') : undefined;
+          if (location) {
+            const target = new URL(location, this.origin + path);
             if (target.origin !== this.origin)
               throw new RedfishError(
                 `redirect to another origin (${target.origin}) refused: credentials are never sent there`,
@@ -500,6 +505,90 @@ export class RedfishClient {
     await Promise.all([...this.#sessions.keys()].map((t) => this.#logout(t)));
     if (Date.now() >= this.#hardDeadline) await this.#pool.destroy().catch(() => undefined);
     else await this.#pool.close().catch(() => undefined);
+  }
+}
+
+/**
+ * One request and its answer, as an undici dispatch handler of undici's own interface
+ * (onConnect / onHeaders / onData / onComplete / onError: no wrapper object per request, raw
+ * headers looked at only when needed). Enforces the body cap, the BMC's byte budget and the
+ * request's own deadline as data arrives, so no timer is created per request.
+ */
+class Exchange {
+  #abort: ((e: Error) => void) | undefined;
+  #status = 0;
+  #rawHeaders: Buffer[] = [];
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #failed = false;
+  readonly #deadline: number;
+  /** the BMC's deadline, not the request timeout, ends this request when it comes first */
+  readonly #deadlineFirst: boolean;
+
+  constructor(
+    readonly client: RedfishClient,
+    readonly path: string,
+    readonly timeoutMs: number,
+    readonly until: number,
+    readonly resolve: (r: RawResponse) => void,
+    readonly reject: (e: RedfishError) => void,
+  ) {
+    this.#deadline = Date.now() + timeoutMs;
+    this.#deadlineFirst = timeoutMs < client.limits.timeoutMs;
+  }
+
+  #fail(e: RedfishError): boolean {
+    this.#failed = true;
+    this.reject(e);
+    this.#abort?.(e);
+    return false;
+  }
+
+  onConnect(abort: (e: Error) => void): void {
+    this.#abort = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    this.#status = statusCode;
+    this.#rawHeaders = rawHeaders;
+    const { maxBodyBytes } = this.client.limits;
+    const declared = Number(rawHeader(rawHeaders, 'content-length') ?? NaN);
+    if (declared > maxBodyBytes)
+      return this.#fail(new RedfishError(`response of ${declared} bytes exceeds the ${maxBodyBytes}-byte cap`, statusCode, this.path));
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.#failed) return false;
+    const { client, path } = this;
+    const { maxBodyBytes, maxTotalBytes } = client.limits;
+    this.#size += chunk.length;
+    client.bytes += chunk.length;
+    if (client.bytes > maxTotalBytes)
+      return this.#fail(new BudgetError(`more than ${mib(maxTotalBytes)} read from this BMC in all; the crawl stopped`, path));
+    if (this.#size > maxBodyBytes) return this.#fail(new RedfishError(`response exceeds the ${maxBodyBytes}-byte cap`, this.#status, path));
+    if (Date.now() > this.#deadline)
+      return this.#fail(
+        this.#deadlineFirst || Date.now() > this.until
+          ? client.overDeadline(path)
+          : new RedfishError(`body: no complete answer within ${this.timeoutMs} ms`, 0, path),
+      );
+    this.#chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.#failed) return;
+    const c = this.#chunks;
+    this.resolve({ status: this.#status, rawHeaders: this.#rawHeaders, body: c.length === 1 ? c[0]! : Buffer.concat(c, this.#size) });
+  }
+
+  onError(e: Error): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    const why = transportMessage(e, this.timeoutMs);
+    if (Date.now() >= this.until || (this.#deadlineFirst && isTimeout(e))) this.reject(this.client.overDeadline(this.path));
+    else this.reject(new RedfishError(this.#status ? `body: ${why}` : why, 0, this.path));
   }
 }
 

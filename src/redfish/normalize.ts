@@ -44,7 +44,7 @@ function num(v: unknown): number | undefined {
 const MAC_RE = /^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$/i;
 
 /** `AA-BB-..`, `aabbccddeeff` -> `aa:bb:cc:dd:ee:ff`; undefined for anything else or all zeros. */
-export function normalizeMac(v: unknown): string | undefined {
+function normalizeMac(v: unknown): string | undefined {
   const s = str(v);
   if (!s) return undefined;
   let hex: string;
@@ -101,7 +101,7 @@ function wwnOf(d: Json): string | undefined {
 const VIRTUAL_DEVICE =
   /\bvirtual[\s_-]*(?:cd|dvd|cdrom|cd-rom|floppy|f?hdisk|hdd|disk|drive|media|usb|key|storage)|\bv-?media\b|virtualmedia|\b(?:ipmi|idrac|ilo|ami|bmc)[\s_-]*virtual\b/i;
 
-export function isVirtualMediaDevice(d: Json): boolean {
+function isVirtualMediaDevice(d: Json): boolean {
   return VIRTUAL_DEVICE.test([d.Id, d.Name, d.Model, d.Manufacturer].map((v) => str(v) ?? '').join(' '));
 }
 
