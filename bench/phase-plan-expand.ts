@@ -4,7 +4,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { syntheticSite } from '../functions/phase-plan-expand/synthetic.js';
+import { syntheticSite } from '../test/phase-plan/synthetic-site.js';
 
 const root = join(import.meta.dirname, '..');
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 
 const root = join(import.meta.dirname, '..');
 
-function input(n: number, opts: { v6?: boolean; site?: boolean } = {}): string {
+export function input(n: number, opts: { v6?: boolean; site?: boolean } = {}): string {
   const hex = (i: number) => [(i >> 8) & 255, i & 255].map((b) => b.toString(16).padStart(2, '0')).join(':');
   let hosts = '';
   for (let i = 0; i < n; i++) {
@@ -102,12 +102,20 @@ export async function run(): Promise<void> {
 
   // a whole new site: host-inventory, ephemeral + target control plane, workers, phase plan
   const site = input(n, { site: true });
+  const written = best(bundle, site, time);
   line(
     `site-from-catalogue: new site from a type with ${n} hosts (host-inventory + phase folders: ${2 * n + 1} BareMetalHost files)`,
     site,
-    best(bundle, site, time),
+    written,
     time,
   );
+
+  // distil that site back: every host is in host-inventory/ and its phase folder(s), copies merge
+  const distilConfig =
+    'functionConfig:\n  apiVersion: baremetal-krm.dev/v1alpha1\n  kind: SiteFromCatalogue\n  metadata:\n    name: bench\n  spec:\n    mode: distil\n';
+  const back = items(written.best.out) + distilConfig;
+  const distilled = best(bundle, back, time);
+  line(`site-from-catalogue: distil the new site (${2 * n + 1} BareMetalHost copies of ${n} hosts, merged)`, back, distilled, time);
 }
 
 if (process.argv[1]?.endsWith('site-from-catalogue.ts')) void run();

@@ -87,11 +87,11 @@ if (!args.has('--no-typecheck')) {
 
 // 4. bundle
 /**
- * Big packages only some runs need (undici: discovery only) go into the bundle as a string
+ * Big packages only some runs need (undici: discovery only; age-encryption: SOPS encryption only) go into the bundle as a string
  * that is evaluated on first require. V8 then scans a string instead of parsing ~700 KB of
  * code at every start, and the bundle stays one file (containers ship only dist/<fn>.cjs).
  */
-const LAZY_STRING_PACKAGES = ['undici', 'yaml', 'undici-core'];
+const LAZY_STRING_PACKAGES = ['undici', 'yaml', 'age-encryption', 'undici-core'];
 /** Modules made of parts of a package: `undici-core` is what src/redfish/client.ts uses of undici (no fetch, WebSocket, cache). */
 const LAZY_STRING_SOURCES = {
   'undici-core':

@@ -2,7 +2,7 @@
 // The greenfield journey, end to end, on the Redfish simulator. Run from anywhere after
 // `npm run build`; every step prints the command it runs so you can repeat it by hand.
 //
-//   node examples/greenfield-site/journey.mjs             discover -> render -> flatten -> validate, in place
+//   node examples/greenfield-site/journey.mjs             discover -> render -> validate, in place
 //   node examples/greenfield-site/journey.mjs --render    no discovery: render the committed inventory (what CI does)
 //   node examples/greenfield-site/journey.mjs --dir D     work on a copy of this folder in D (tests)
 //   node examples/greenfield-site/journey.mjs --from S    start from (and --check against) folder S instead of this one
@@ -12,16 +12,21 @@
 // Steps:
 //   1. start 3 simulated BMCs (dist/redfish-sim.cjs: Dell R750, HPE DL385, Supermicro 821GE) on 127.0.0.1:18441-18443
 //   2. discover: kpt fn eval bmh-from-redfish (mode: discover) -> site/inventory/<host>.yaml
-//   3. render:   kpt fn render site (site-from-catalogue, phase-plan-expand; intent-validate as validator)
-//   4. flatten:  site -> rendered/: plain YAML only (local-config and function configs dropped,
-//                kpt annotations removed), a kustomization.yaml per folder
-//   5. validate: baremetal-krm validate rendered/ (with the hardware classes and inventory it came
-//                from) and kubectl kustomize rendered/
+//   3. render:   baremetal-krm render site --out rendered: kpt fn render (site-from-catalogue with
+//                SOPS-encrypted BMC Secrets, phase-plan-expand; intent-validate as validator), then
+//                flatten into rendered/ (one file per object; the root holds only the Flux objects)
+//   4. validate: kubectl kustomize of the root and of every phase | intent-validate (default
+//                settings); baremetal-krm validate with the intent the render dropped (hardware
+//                classes, inventory); baremetal-krm report rendered/ (hardware per host)
+//   5. check (--check): sops-age decrypts every BMC Secret to the credentials used; a second render
+//                changes no byte; the result equals the committed folder (encrypted Secrets compared
+//                decrypted: their ciphertext is new on every encryption)
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { decryptSops } from 'sops-age';
 import { parseAllDocuments } from 'yaml';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -37,7 +42,7 @@ if (opt('--dir') || flag('--check')) {
   dir = opt('--dir') ?? mkdtempSync(join(tmpdir(), 'greenfield-'));
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  for (const e of ['discover', 'site', 'flux', 'ci']) cpSync(join(here, e), join(dir, e), { recursive: true });
+  for (const e of ['discover', 'site', 'flux', 'ci', '.sops.yaml', 'demo.agekey']) cpSync(join(here, e), join(dir, e), { recursive: true });
   // a fresh start: no inventory, nothing generated, nothing rendered
   if (!flag('--render')) rmSync(join(dir, 'site/inventory'), { recursive: true, force: true });
   rmSync(join(dir, 'site/hosts'), { recursive: true, force: true });
@@ -63,7 +68,7 @@ function run(cmd, argv, env = {}, quiet = false) {
         .map((l) => '  ' + l)
         .join('\n'),
     );
-  if (r.status !== 0) throw new Error(`${cmd} ${argv[0] ?? ''} failed (exit ${r.status})`);
+  if (r.status !== 0) throw new Error(`${shown.slice(0, cmd === process.execPath ? 3 : 2).join(' ')} failed (exit ${r.status})`);
   return r.stdout;
 }
 
@@ -100,49 +105,24 @@ function files(d) {
   return out;
 }
 
-const TOOL_ANNOTATION = /^(internal\.)?config\.kubernetes\.io\/|^config\.k8s\.io\/|^kustomize\.config\.k8s\.io\//;
+/** The demo's BMC credentials (the simulator's) and the identity that opens the demo Secrets. */
+const CREDENTIALS = { BMC_USERNAME: 'admin', BMC_PASSWORD: 'password' };
+const identity = () =>
+  readFileSync(join(dir, 'demo.agekey'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('AGE-SECRET-KEY-'));
 
-/** site -> rendered: only what a cluster should get, as plain YAML, with kustomization.yaml files. */
-function flatten() {
-  rmSync(rendered, { recursive: true, force: true });
-  const kept = new Map();
-  for (const f of files(site)) {
-    if (!/\.ya?ml$/.test(f) || f === 'Kptfile') continue;
-    const docs = parseAllDocuments(readFileSync(join(site, f), 'utf8'));
-    const out = [];
-    for (const doc of docs) {
-      if (doc.errors.length) throw new Error(`${f}: ${doc.errors[0].message}`);
-      const v = doc.toJS();
-      if (!v || typeof v !== 'object') continue;
-      const ann = v.metadata?.annotations ?? {};
-      if (ann['config.kubernetes.io/local-config'] === 'true') continue;
-      for (const k of Object.keys(ann)) if (TOOL_ANNOTATION.test(k)) doc.deleteIn(['metadata', 'annotations', k]);
-      if (doc.getIn(['metadata', 'annotations'])?.items?.length === 0) doc.deleteIn(['metadata', 'annotations']);
-      out.push(doc.toString().replace(/^---\n/, ''));
-    }
-    if (out.length) kept.set(f, out.join('---\n'));
-  }
-  const top = new Map();
-  for (const [f, text] of kept) {
-    const parts = f.split('/');
-    if (parts.length < 2) throw new Error(`${f}: put deployable files in a folder (a phase entry point)`);
-    mkdirSync(dirname(join(rendered, f)), { recursive: true });
-    writeFileSync(join(rendered, f), text);
-    const t = parts[0];
-    top.set(t, [...(top.get(t) ?? []), parts.slice(1).join('/')]);
-  }
-  const kustomization = (resources) =>
-    '# written by journey.mjs (flatten): do not edit, re-render\napiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n' +
-    resources.map((r) => `- ${r}\n`).join('');
-  for (const [t, list] of [...top].sort()) writeFileSync(join(rendered, t, 'kustomization.yaml'), kustomization(list.sort()));
-  writeFileSync(join(rendered, 'kustomization.yaml'), kustomization([...top.keys()].sort()));
-  console.log(
-    `  ${show(rendered)}: ${[...kept.keys()].length} files from ${show(site)} (${files(site).length - [...kept.keys()].length} local-config/function files dropped)`,
-  );
-  for (const f of files(rendered)) console.log(`    ${f}`);
+/** SOPS-encrypted documents are compared decrypted: their ciphertext is new on every encryption. */
+const isSops = (text) => /\nsops:\n/.test(text ?? '') && /\n {2,4}mac: ENC\[/.test(text ?? '');
+async function plaintextOf(text) {
+  const { sops: _sops, ...plain } = await decryptSops(text, { secretKey: identity(), fileType: 'yaml' });
+  const recipients = parseAllDocuments(text)[0]
+    .toJS()
+    .sops.age.map((a) => a.recipient);
+  return JSON.stringify({ plain, recipients: recipients.sort() });
 }
 
-function compareWithCommitted() {
+async function compareWithCommitted() {
   step('check: the result is what is committed');
   const diffs = [];
   for (const sub of ['site', 'rendered']) {
@@ -152,11 +132,79 @@ function compareWithCommitted() {
     for (const f of all) {
       const x = existsSync(join(a, f)) ? readFileSync(join(a, f), 'utf8') : undefined;
       const y = existsSync(join(b, f)) ? readFileSync(join(b, f), 'utf8') : undefined;
-      if (x !== y) diffs.push(`${sub}/${f}: ${x === undefined ? 'not committed' : y === undefined ? 'no longer produced' : 'differs'}`);
+      if (x === y) continue;
+      if (isSops(x) && isSops(y) && (await plaintextOf(x)) === (await plaintextOf(y))) continue;
+      diffs.push(`${sub}/${f}: ${x === undefined ? 'not committed' : y === undefined ? 'no longer produced' : 'differs'}`);
     }
   }
   if (diffs.length) throw new Error(`drift between the committed files and the journey's output:\n  ${diffs.join('\n  ')}`);
-  console.log('  no drift');
+  console.log('  no drift (encrypted BMC Secrets compared decrypted)');
+}
+
+/** Every generated BMC Secret opens, with sops-age, to the credentials the render was given. */
+async function checkSecrets() {
+  step('check: sops-age decrypts every BMC Secret to the credentials used');
+  const secrets = files(rendered).filter((f) => /secret_.*-bmc-secret\.yaml$/.test(f));
+  if (secrets.length === 0) throw new Error('no encrypted BMC Secret in rendered/');
+  for (const f of secrets) {
+    const doc = await decryptSops(readFileSync(join(rendered, f), 'utf8'), { secretKey: identity(), fileType: 'yaml' });
+    const plain = (k) => Buffer.from(doc.data[k], 'base64').toString();
+    if (plain('username') !== CREDENTIALS.BMC_USERNAME || plain('password') !== CREDENTIALS.BMC_PASSWORD)
+      throw new Error(`${f} does not decrypt to the credentials the render was given`);
+    console.log(`  rendered/${f}: decrypts to the credentials used (user ${plain('username')})`);
+  }
+}
+
+const cli = (args, env = {}, quiet = false) => run(process.execPath, [join(root, 'dist/baremetal-krm.cjs'), ...args], env, quiet);
+/** Step 3: render + flatten; the credentials and the identity come from the environment, never from Git. */
+function render() {
+  cli(['render', site, '--out', rendered], { ...CREDENTIALS, SOPS_AGE_KEY_FILE: join(dir, 'demo.agekey') });
+}
+
+/** The folders Flux applies: the root, then every Kustomization path inside rendered/. */
+function fluxFolders() {
+  const out = [''];
+  const prefix = 'examples/greenfield-site/rendered/';
+  for (const f of files(rendered))
+    for (const d of parseAllDocuments(readFileSync(join(rendered, f), 'utf8'))) {
+      const v = d.toJS();
+      if (v?.kind === 'Kustomization' && String(v.apiVersion).startsWith('kustomize.toolkit.fluxcd.io/'))
+        out.push(String(v.spec.path).replace(/^\.\//, '').replace(prefix, ''));
+    }
+  return out;
+}
+
+function validate() {
+  // what Flux applies, folder by folder, with intent-validate's default settings
+  for (const folder of fluxFolders()) {
+    const built = run('kubectl', ['kustomize', join(rendered, folder)], {}, true);
+    const r = spawnSync(process.execPath, [join(root, 'dist/intent-validate.cjs')], { input: built, encoding: 'utf8' });
+    const kinds = {};
+    for (const d of parseAllDocuments(built)) {
+      const k = d.toJS()?.kind;
+      if (k) kinds[k] = (kinds[k] ?? 0) + 1;
+    }
+    const what = Object.entries(kinds)
+      .sort()
+      .map(([k, n]) => `${n} ${k}`)
+      .join(', ');
+    const summary = r.stderr.trim().split('\n').pop() || 'no findings';
+    console.log(`  | node dist/intent-validate.cjs (default settings): ${what || 'nothing'}: ${summary}`);
+    if (r.status !== 0) throw new Error(`intent-validate failed on ${show(join(rendered, folder))}:\n${r.stderr}`);
+  }
+  // the rendered objects together with the local-config intent they came from (hardware
+  // classes, inventory): each host is checked against the HardwareClassification its label names
+  const context = [
+    join(site, 'catalogues/hardware-profiles.yaml'),
+    ...files(join(site, 'inventory')).map((f) => join(site, 'inventory', f)),
+  ];
+  const objects = files(rendered)
+    .filter((f) => !f.endsWith('kustomization.yaml'))
+    .map((f) => join(rendered, f));
+  cli(['validate', '--quiet', '--config', join(site, 'fn/intent-validate.yaml'), ...objects, ...context]);
+  const report = cli(['report', rendered], {}, true);
+  const hosts = report.split('\n').filter((l) => /^ {2}\S+ {2,}(r750|dl385|sys821ge)-01 /.test(l));
+  console.log(hosts.join('\n'));
 }
 
 async function main() {
@@ -179,53 +227,31 @@ async function main() {
           site,
           '--truncate-output=false',
         ],
-        {
-          BMC_USERNAME: 'admin',
-          BMC_PASSWORD: 'password',
-        },
+        CREDENTIALS,
       );
       for (const f of files(join(site, 'inventory'))) console.log(`  ${show(join(site, 'inventory', f))}`);
     }
   } finally {
     sim?.kill('SIGTERM');
   }
-  step('3. render: hosts from inventory + catalogues, phase plan -> Flux, validate');
-  kpt(['fn', 'render', '--allow-exec', site, '--truncate-output=false']);
-  step('4. flatten: rendered/ = what Flux applies');
-  flatten();
-  step('5. validate rendered/');
-  // the rendered objects together with the local-config intent they came from (hardware
-  // classes, inventory): BareMetalHost labels name a HardwareClassification, and each host is
-  // checked against it with its discovered hardware
-  const context = [
-    join(site, 'catalogues/hardware-profiles.yaml'),
-    ...files(join(site, 'inventory')).map((f) => join(site, 'inventory', f)),
-  ];
-  const objects = files(rendered)
-    .filter((f) => !f.endsWith('kustomization.yaml'))
-    .map((f) => join(rendered, f));
-  run(process.execPath, [
-    join(root, 'dist/baremetal-krm.cjs'),
-    'validate',
-    '--config',
-    join(site, 'fn/intent-validate.yaml'),
-    ...objects,
-    ...context,
-  ]);
-  const built = run('kubectl', ['kustomize', rendered], {}, true);
-  const kinds = {};
-  for (const d of parseAllDocuments(built)) {
-    const k = d.toJS()?.kind;
-    if (k) kinds[k] = (kinds[k] ?? 0) + 1;
-  }
-  console.log(
-    `  kubectl kustomize ${show(rendered)}: ${Object.entries(kinds)
-      .sort()
-      .map(([k, n]) => `${n} ${k}`)
-      .join(', ')}`,
-  );
+  step('3. render: hosts (BMC Secrets SOPS-encrypted) + Flux plan, validated, flattened into rendered/');
+  render();
+  step('4. validate what Flux applies');
+  validate();
   if (flag('--check')) {
-    compareWithCommitted();
+    await checkSecrets();
+    step('check: a second render changes no byte');
+    const before = new Map([
+      ...files(site).map((f) => [`site/${f}`, readFileSync(join(site, f), 'utf8')]),
+      ...files(rendered).map((f) => [`rendered/${f}`, readFileSync(join(rendered, f), 'utf8')]),
+    ]);
+    render();
+    const after = [...files(site).map((f) => `site/${f}`), ...files(rendered).map((f) => `rendered/${f}`)];
+    const changed = after.filter((f) => before.get(f) !== readFileSync(join(dir, f), 'utf8'));
+    if (changed.length || after.length !== before.size)
+      throw new Error(`the second render changed ${changed.join(', ') || 'the file set'}`);
+    console.log(`  ${after.length} files, no byte changed`);
+    await compareWithCommitted();
     if (!opt('--dir')) rmSync(dir, { recursive: true, force: true });
     console.log('\ndone.');
   } else console.log(`\ndone. Commit ${show(site)} and ${show(rendered)}; point Flux at it with ${show(join(dir, 'flux'))}/.`);

@@ -4,7 +4,6 @@
  * or a mounted file and never reach the output, results or logs.
  */
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
 import type { Context, Desired, KubeObject, ResultOptions } from '../../src/krm/index.js';
 import { Limiter, normalizePath, RedfishClient, type Credentials } from '../../src/redfish/client.js';
 import { describeFailure, discoverSystem, listSystems } from '../../src/redfish/discover.js';
@@ -15,6 +14,7 @@ import { toDnsLabel } from '../../src/model/dns-name.js';
 import { hostAddresses, parseCidr } from '../../src/model/ip.js';
 import { Redactor, scrubStrings } from '../../src/secrets/redact.js';
 import { dnsName, naturalCompare, OWNER_DISCOVER, type Spec } from './types.js';
+import { credentialsFor, envKey, readCredentialsFile } from '../../src/secrets/bmc-credentials.js';
 
 interface Target {
   /** how results name it: `bmcs[2] (node01, https://10.0.0.5)` */
@@ -39,48 +39,6 @@ interface Found {
 type Severity = 'error' | 'warning' | 'info';
 /** results of one BMC, kept until every BMC is done and then reported in configuration order */
 type Buffered = { severity: Severity; message: string; opts: ResultOptions }[];
-
-function envKey(name: string): string {
-  return name.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
-}
-
-/** Credentials for a BMC: file entry (name, then address), env per name, file default, env default. */
-function credentialsFor(
-  t: Target,
-  env: Record<string, string | undefined>,
-  file: Record<string, Credentials> | undefined,
-): Credentials | undefined {
-  const fromFile = file && (file[t.name ?? ''] ?? file[t.address]);
-  if (fromFile) return fromFile;
-  if (t.name) {
-    const u = env[`BMC_${envKey(t.name)}_USERNAME`];
-    const p = env[`BMC_${envKey(t.name)}_PASSWORD`];
-    if (u && p !== undefined) return { username: u, password: p };
-  }
-  if (file?.default) return file.default;
-  if (env.BMC_USERNAME && env.BMC_PASSWORD !== undefined) return { username: env.BMC_USERNAME, password: env.BMC_PASSWORD };
-  return undefined;
-}
-
-function readCredentialsFile(path: string): Record<string, Credentials> {
-  let doc: unknown;
-  try {
-    doc = parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    // the message of a YAML error could quote the file: do not pass it on
-    throw new Error(`credentials file ${path} cannot be read or parsed (${(e as NodeJS.ErrnoException).code ?? 'not YAML/JSON'})`);
-  }
-  const out: Record<string, Credentials> = {};
-  if (!doc || typeof doc !== 'object')
-    throw new Error(`credentials file ${path}: expected a map {default: {username, password}, <name or address>: {...}}`);
-  for (const [k, v] of Object.entries(doc as Record<string, unknown>)) {
-    const e = v as { username?: unknown; password?: unknown };
-    if (!e || typeof e.username !== 'string' || typeof e.password !== 'string')
-      throw new Error(`credentials file ${path}: entry "${k}" needs string username and password`);
-    out[k] = { username: e.username, password: e.password };
-  }
-  return out;
-}
 
 class UserinfoError extends Error {}
 

@@ -1,17 +1,70 @@
 /**
- * Flux pieces: DNS-1123 names, KubernetesApply waitOptions conditions as Flux
- * `healthCheckExprs` (CEL), and the Kustomization object itself.
+ * Flux pieces: DNS-1123 names, the Flux release the output is for (what its kustomize-controller
+ * accepts), and KubernetesApply waitOptions as Flux `wait`/`timeout`/`healthCheckExprs` (CEL).
+ *
+ * Versions (kustomize-controller changelog and CRD, fluxcd/kustomize-controller):
+ * - `kustomize.toolkit.fluxcd.io/v1`: Flux 2.0 (kustomize-controller v1.0.0);
+ * - `spec.healthCheckExprs`: Flux 2.5 (kustomize-controller v1.5.0, fluxcd/kustomize-controller#1344);
+ * - `spec.dependsOn[].readyExpr` and the `AdditiveCELDependencyCheck` feature gate: Flux 2.7
+ *   (kustomize-controller v1.7.0, fluxcd/kustomize-controller#1491).
  */
 import { toDnsLabel } from '../../src/model/dns-name.js';
-import { isMap, str, type Data } from './model.js';
+import { type Data, isMap, str } from './model.js';
 
 /** A Kustomization or folder name from a plan or phase name: a DNS-1123 label (`x` when nothing is left). */
 export function dnsName(raw: string): string {
   return toDnsLabel(raw, { fallback: 'x' });
 }
 
+/** The Flux release assumed when `spec.flux.version` is unset (Flux 2.8.x, kustomize-controller v1.8.x). */
+const DEFAULT_FLUX_VERSION = '2.8';
+const ADDITIVE_CEL_GATE = 'AdditiveCELDependencyCheck';
+
+/** What the target Flux's kustomize-controller supports. */
+export interface FluxFeatures {
+  version: string;
+  /** `spec.healthCheckExprs` (>= 2.5) */
+  healthCheckExprs: boolean;
+  /** `spec.dependsOn[].readyExpr` added to the built-in readiness check (>= 2.7 with AdditiveCELDependencyCheck) */
+  readyExpr: boolean;
+}
+
+/** `2.8`, `v2.4.1` -> [2, 8] / [2, 4]; undefined when not a version. */
+function parseFluxVersion(v: string): [number, number] | undefined {
+  const m = /^v?(\d+)\.(\d+)(?:\.\d+)?$/.exec(v.trim());
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+const atLeast = (v: [number, number], major: number, minor: number) => v[0] > major || (v[0] === major && v[1] >= minor);
+
+/** The features of a Flux release with the given feature gates; problems (as config messages) when the settings do not fit. */
+export function fluxFeatures(version: string | undefined, gates: readonly string[]): { features: FluxFeatures; problems: string[] } {
+  const text = version ?? DEFAULT_FLUX_VERSION;
+  const v = parseFluxVersion(text) ?? parseFluxVersion(DEFAULT_FLUX_VERSION)!;
+  const problems: string[] = [];
+  if (!atLeast(v, 2, 0))
+    problems.push(`spec.flux.version ${text}: the Kustomizations are kustomize.toolkit.fluxcd.io/v1, which needs Flux 2.0 or later`);
+  const additive = gates.includes(ADDITIVE_CEL_GATE);
+  if (additive && !atLeast(v, 2, 7))
+    problems.push(
+      `spec.flux.featureGates names ${ADDITIVE_CEL_GATE}, which Flux ${text} does not have (kustomize-controller v1.7.0, Flux 2.7)`,
+    );
+  return { features: { version: text, healthCheckExprs: atLeast(v, 2, 5), readyExpr: additive && atLeast(v, 2, 7) }, problems };
+}
+
+/**
+ * A string as a CEL single-quoted literal: quotes, backslashes and every control character
+ * escaped (a raw newline ends a CEL string literal and the expression does not parse).
+ */
 function celString(v: string): string {
-  return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+  const body = v.replace(/[\\'\u0000-\u001f\u007f]/g, (c) => {
+    if (c === '\\' || c === "'") return `\\${c}`;
+    if (c === '\n') return '\\n';
+    if (c === '\r') return '\\r';
+    if (c === '\t') return '\\t';
+    return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+  return `'${body}'`;
 }
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -28,14 +81,18 @@ function celEquals(expr: string, value: string): string {
   return TYPED.test(value) ? `string(${expr}) == ${celString(value)}` : `${expr} == ${celString(value)}`;
 }
 
+interface JsonPathParts {
+  before: string[];
+  filter?: { key: string; value: string };
+  after: string[];
+}
+
 /** `{.status.conditions[?(@.type=='Available')].status}` as segments; undefined when outside our subset. */
-function parseJsonPath(jp: string): { before: string[]; filter?: { key: string; value: string }; after: string[] } | undefined {
+function parseJsonPath(jp: string): JsonPathParts | undefined {
   const m = /^\{\s*(.*?)\s*\}$/.exec(jp.trim());
   let body = m ? m[1]! : jp.trim();
   if (!body.startsWith('.')) body = '.' + body;
-  const before: string[] = [];
-  const after: string[] = [];
-  let filter: { key: string; value: string } | undefined;
+  const parts: JsonPathParts = { before: [], after: [] };
   const re = /\.([A-Za-z_][A-Za-z0-9_]*)|\[\?\(@\.([A-Za-z_][A-Za-z0-9_]*)\s*==\s*(?:'([^']*)'|"([^"]*)")\)\]/y;
   let pos = 0;
   while (pos < body.length) {
@@ -43,40 +100,18 @@ function parseJsonPath(jp: string): { before: string[]; filter?: { key: string; 
     const t = re.exec(body);
     if (!t) return undefined;
     pos = re.lastIndex;
-    if (t[1] !== undefined) (filter ? after : before).push(t[1]);
-    else {
-      if (filter) return undefined; // one filter only
-      filter = { key: t[2]!, value: t[3] ?? t[4] ?? '' };
-    }
+    if (t[1] !== undefined) (parts.filter ? parts.after : parts.before).push(t[1]);
+    else if (parts.filter)
+      return undefined; // one filter only
+    else parts.filter = { key: t[2]!, value: t[3] ?? t[4] ?? '' };
   }
-  if (before.length === 0) return undefined;
-  return filter ? { before, filter, after } : { before, after };
+  return parts.before.length === 0 ? undefined : parts;
 }
 
-/** CEL reserved words: never a bare identifier or field selection (`status.in` does not parse). */
-const CEL_RESERVED = new Set([
-  'true',
-  'false',
-  'null',
-  'in',
-  'as',
-  'break',
-  'const',
-  'continue',
-  'else',
-  'for',
-  'function',
-  'if',
-  'import',
-  'let',
-  'loop',
-  'package',
-  'namespace',
-  'return',
-  'var',
-  'void',
-  'while',
-]);
+/** CEL reserved words: never a bare identifier; selected by index and tested with `in` (`status.in` does not parse). */
+const CEL_RESERVED = new Set(
+  'true false null in as break const continue else for function if import let loop package namespace return var void while'.split(' '),
+);
 const plainField = (seg: string) => IDENT.test(seg) && !CEL_RESERVED.has(seg);
 /** `base.seg`, or `base['seg']` for a reserved word. */
 const select = (base: string, seg: string) => (plainField(seg) ? `${base}.${seg}` : `${base}[${celString(seg)}]`);
@@ -117,6 +152,19 @@ export function conditionToCel(jsonPath: string, value: string | undefined): str
   return [...guards, `${expr}.exists(e, ${inner.join(' && ')})`].join(' && ');
 }
 
+/** The top-level field a supported wait condition reads (`status` for `{.status.x}`). */
+function conditionRoot(jsonPath: string): string | undefined {
+  return parseJsonPath(jsonPath)?.before[0];
+}
+
+/**
+ * Top-level fields every object has or whose absence only means "not ready yet": `status` is
+ * written by the object's controller. Any other top-level field (`spec`, `data`) that an object
+ * lacks cannot be guarded: CEL's `has()` needs a field selection, so a missing top-level variable
+ * fails the expression and Flux waits to the timeout.
+ */
+const ALWAYS_THERE = new Set(['apiVersion', 'kind', 'metadata', 'status']);
+
 export interface WaitPlan {
   wait: boolean;
   timeout?: string;
@@ -125,22 +173,34 @@ export interface WaitPlan {
   summary: string[];
   /** conditions that could not be expressed: [index, jsonPath] */
   unsupported: [number, string][];
+  /** conditions left out because the Flux release has no healthCheckExprs: [index, jsonPath] */
+  needsNewerFlux: [number, string][];
+  /** conditions over a top-level field an object may lack: [index, jsonPath, field] */
+  mayBeAbsent: [number, string, string][];
 }
 
-/** KubernetesApply `config.waitOptions` as Flux wait/timeout/healthCheckExprs. */
-export function waitPlan(executorData: Data): WaitPlan {
+/** KubernetesApply `config.waitOptions` as Flux wait/timeout/healthCheckExprs for the given Flux. */
+export function waitPlan(executorData: Data, flux: FluxFeatures): WaitPlan {
   const cfg = isMap(executorData.config) ? executorData.config : {};
   const wo = isMap(cfg.waitOptions) ? cfg.waitOptions : {};
   const timeout = typeof wo.timeout === 'number' ? wo.timeout : undefined;
   // airshipctl waits only for a timeout > 0: unset is 0, and 0 disables waiting
-  const out: WaitPlan = { wait: timeout !== undefined && timeout > 0, healthCheckExprs: [], summary: [], unsupported: [] };
+  const out: WaitPlan = {
+    wait: timeout !== undefined && timeout > 0,
+    healthCheckExprs: [],
+    summary: [],
+    unsupported: [],
+    needsNewerFlux: [],
+    mayBeAbsent: [],
+  };
   if (!out.wait) {
     out.summary.push(timeout === undefined ? 'no wait (waitOptions.timeout unset)' : `no wait (waitOptions.timeout ${timeout})`);
     return out;
   }
   out.timeout = `${timeout}s`;
   out.summary.push(`ready within ${out.timeout}`);
-  const byKind = new Map<string, { apiVersion: string; kind: string; exprs: string[] }>();
+  // Flux keys health checks by group and kind (two entries for one GroupKind are an error)
+  const byGroupKind = new Map<string, { apiVersion: string; kind: string; exprs: string[] }>();
   const conds = Array.isArray(wo.conditions) ? wo.conditions : [];
   conds.forEach((c, i) => {
     if (!isMap(c)) return;
@@ -149,22 +209,26 @@ export function waitPlan(executorData: Data): WaitPlan {
     const jp = str(c.jsonPath);
     const value = c.value === undefined || c.value === null ? undefined : String(c.value);
     const cel = apiVersion && kind && jp ? conditionToCel(jp, value) : undefined;
-    if (!cel || !apiVersion || !kind) {
+    if (!cel || !apiVersion || !kind || !jp) {
       out.unsupported.push([i, jp ?? '(no jsonPath)']);
       return;
     }
-    const key = `${apiVersion}|${kind}`;
-    let e = byKind.get(key);
-    if (!e) byKind.set(key, (e = { apiVersion, kind, exprs: [] }));
+    if (!flux.healthCheckExprs) {
+      out.needsNewerFlux.push([i, jp]);
+      return;
+    }
+    const root = conditionRoot(jp)!;
+    if (!ALWAYS_THERE.has(root)) out.mayBeAbsent.push([i, jp, root]);
+    const key = `${apiVersion.includes('/') ? apiVersion.split('/')[0] : ''}|${kind}`;
+    let e = byGroupKind.get(key);
+    if (!e) byGroupKind.set(key, (e = { apiVersion, kind, exprs: [] }));
     e.exprs.push(cel);
     out.summary.push(`${kind} ${jp}${value !== undefined ? ` = ${value}` : ' set'}`);
   });
-  for (const e of byKind.values()) {
-    out.healthCheckExprs.push({
-      apiVersion: e.apiVersion,
-      kind: e.kind,
-      current: e.exprs.length === 1 ? e.exprs[0]! : e.exprs.map((x) => `(${x})`).join(' && '),
-    });
+  if (out.needsNewerFlux.length > 0) out.summary.push(`every object ready (kstatus): Flux ${flux.version} has no healthCheckExprs`);
+  for (const e of byGroupKind.values()) {
+    const current = e.exprs.length === 1 ? e.exprs[0]! : e.exprs.map((x) => `(${x})`).join(' && ');
+    out.healthCheckExprs.push({ apiVersion: e.apiVersion, kind: e.kind, current });
   }
   return out;
 }
@@ -173,4 +237,17 @@ export function pruneOf(executorData: Data): boolean {
   const cfg = isMap(executorData.config) ? executorData.config : {};
   const po = isMap(cfg.pruneOptions) ? cfg.pruneOptions : {};
   return po.prune === true;
+}
+
+/** The annotation an operator sets on a Kustomization once the gates before it have run. */
+export const GATES_DONE_ANNOTATION = 'baremetal-krm.dev/gates-done';
+
+/**
+ * `dependsOn[].readyExpr` (with AdditiveCELDependencyCheck: on top of the dependency's Ready):
+ * the Kustomization waits until it carries `baremetal-krm.dev/gates-done: <gate ids>`, which the
+ * operator sets after running the gates between it and its dependencies.
+ */
+export function gatesDoneExpr(gateIds: string[]): string {
+  const key = celString(GATES_DONE_ANNOTATION);
+  return `has(self.metadata.annotations) && ${key} in self.metadata.annotations && self.metadata.annotations[${key}] == ${celString(gateIds.join(','))}`;
 }

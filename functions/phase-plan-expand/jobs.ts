@@ -4,7 +4,8 @@
  * dependsOn chain. Everything else stays an explicit gate, with the reason it is not a Job.
  */
 import { EMIT_OPTIONS, yamlLib, type KubeObject } from '../../src/krm/index.js';
-import type { Bundle, Step } from './expand.js';
+import type { Bundle } from './bundle.js';
+import type { Step } from './steps.js';
 import { isMap, str, type Data } from './model.js';
 
 export interface JobsConfig {
@@ -23,10 +24,12 @@ export interface JobPlan {
   summary: string;
 }
 
-export type JobDecision = { job: JobPlan } | { reason: string };
+type JobDecision = { job: JobPlan } | { reason: string };
 
-export interface JobInputs {
+interface JobInputs {
   bundle: Bundle;
+  /** the cluster whose Flux applies the Job (it runs there, in-cluster) */
+  fluxCluster: string | undefined;
   cfg: JobsConfig;
   /** the Job's name (also its Flux Kustomization's) */
   name: string;
@@ -54,9 +57,9 @@ interface ContainerParts {
   configMap?: Record<string, string>;
 }
 
-/** Mounts the kubeconfig Secret of `cluster` at `dir`; in-cluster (no mount) for the management cluster unless `file` is needed. */
+/** Mounts the kubeconfig Secret of `cluster` at `dir`; in-cluster (no mount) where the Job runs unless `file` is needed. */
 function kubeconfigMount(p: ContainerParts, x: JobInputs, cluster: string, volume: string, dir: string, file = false): string | undefined {
-  if (cluster === x.bundle.management && !file) return undefined;
+  if (cluster === x.fluxCluster && !file) return undefined;
   const sec = x.kubeconfigSecret(cluster);
   p.volumes.push({ name: volume, secret: { secretName: sec.name } });
   p.mounts.push({ name: volume, mountPath: dir, readOnly: true });
@@ -177,7 +180,6 @@ function clusterctl(st: Step, x: JobInputs): JobDecision {
     const p: ContainerParts = { image, env: [], mounts: [], volumes: [], args: ['move'] };
     const fromPath = kubeconfigMount(p, x, from, 'kubeconfig-from', `${KUBECONFIG_DIR}-from`);
     // clusterctl needs a kubeconfig file for --to-kubeconfig, also when the target is where the Job runs
-    // (the default management cluster of a plan with a move is the move's target)
     const toPath = kubeconfigMount(p, x, st.cluster, 'kubeconfig-to', `${KUBECONFIG_DIR}-to`, true)!;
     if (fromPath) p.args!.push('--kubeconfig', fromPath);
     p.args!.push('--to-kubeconfig', toPath);

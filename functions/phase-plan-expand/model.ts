@@ -38,7 +38,7 @@ export interface PhaseDoc {
   dependsOn: string[];
 }
 
-export interface PlanEntry {
+interface PlanEntry {
   name?: string;
   namespace?: string;
   id?: string;

@@ -9,8 +9,9 @@ import { dirname, join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot, resourceList } from '../../test/golden.js';
+import { airshipctlFixtures, airshipctlPackage } from '../../test/phase-plan/kpt-package.js';
 import { splitStream } from '../../src/krm/index.js';
-import { syntheticSite } from './synthetic.js';
+import { syntheticSite } from '../../test/phase-plan/synthetic-site.js';
 
 const work = mkdtempSync(join(tmpdir(), 'ppe-e2e-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -91,10 +92,13 @@ describe('phase-plan-expand e2e', () => {
         expect(out.stdout).not.toContain('config.kubernetes.io/path'); // kustomize drops the kpt annotations
       } else expect(kinds).toContain('ConfigMap');
     }
-    // what a root Flux Kustomization pointing at the plan folder applies: the Flux Kustomizations only
-    const plan = spawnSync('kubectl', ['kustomize', join(pkg, 'phase-plans/synthetic')], { encoding: 'utf8' });
-    expect(plan.status, plan.stderr).toBe(0);
-    const planKinds = parseAllDocuments(plan.stdout).map((d) => (d.toJS() as { kind: string }).kind);
+    // what each cluster's root Flux Kustomization, pointed at its folder, applies: its Flux Kustomizations only
+    const planKinds: string[] = [];
+    for (const folder of ['ephemeral-cluster', 'target-cluster']) {
+      const plan = spawnSync('kubectl', ['kustomize', join(pkg, 'phase-plans/synthetic', folder)], { encoding: 'utf8' });
+      expect(plan.status, plan.stderr).toBe(0);
+      planKinds.push(...parseAllDocuments(plan.stdout).map((d) => (d.toJS() as { kind: string }).kind));
+    }
     expect(planKinds).toHaveLength(41);
     expect(new Set(planKinds)).toEqual(new Set(['Kustomization']));
   });
@@ -108,14 +112,15 @@ describe('phase-plan-expand e2e', () => {
     const r1 = render();
     expect(r1.status, r1.stderr).toBe(0);
     const gen = join(pkg, 'phase-plans/deploy');
-    expect(readdirSync(gen).sort()).toEqual(['kustomizations.yaml', 'report.yaml']);
-    const first = readFileSync(join(gen, 'kustomizations.yaml'), 'utf8');
+    // Flux runs on the ephemeral cluster until the clusterctl move, then on the target: one folder each
+    expect(readdirSync(gen).sort()).toEqual(['ephemeral-cluster', 'report.yaml', 'target-cluster']);
+    const first = readFileSync(join(gen, 'target-cluster/kustomizations.yaml'), 'utf8');
     expect(first).toContain('kind: Kustomization');
     const report = readFileSync(join(gen, 'report.yaml'), 'utf8');
     expect(report).toContain('# Phase plan deploy');
     const r2 = render();
     expect(r2.status, r2.stderr).toBe(0);
-    expect(readFileSync(join(gen, 'kustomizations.yaml'), 'utf8')).toBe(first);
+    expect(readFileSync(join(gen, 'target-cluster/kustomizations.yaml'), 'utf8')).toBe(first);
   });
 
   it('kpt fn render with gates: job writes the gate folder, and a second render changes nothing', () => {
@@ -131,7 +136,8 @@ describe('phase-plan-expand e2e', () => {
     const r1 = render();
     expect(r1.status, r1.stderr).toBe(0);
     const gen = join(pkg, 'phase-plans/deploy');
-    expect(readdirSync(gen).sort()).toEqual(['gates', 'kustomization.yaml', 'kustomizations.yaml', 'report.yaml']);
+    expect(readdirSync(gen).sort()).toEqual(['ephemeral-cluster', 'gates', 'report.yaml', 'target-cluster']);
+    expect(readdirSync(join(gen, 'ephemeral-cluster')).sort()).toEqual(['kustomization.yaml', 'kustomizations.yaml']);
     const gate = join(gen, 'gates/deploy-clusterctl-move');
     expect(readdirSync(gate).sort()).toEqual(['job.yaml', 'kustomization.yaml']);
     const job = readFileSync(join(gate, 'job.yaml'), 'utf8');
@@ -139,5 +145,30 @@ describe('phase-plan-expand e2e', () => {
     const r2 = render();
     expect(r2.status, r2.stderr).toBe(0);
     expect(readFileSync(join(gate, 'job.yaml'), 'utf8')).toBe(job);
+  });
+
+  it('what phase/needs-plugins flags, kustomize without plugins (as in Flux) cannot build; builtin transformers it builds', () => {
+    // the airshipctl test-site: its workload entry point needs airshipctl's Templater
+    const air = join(work, 'airshipctl');
+    cpSync(airshipctlFixtures, air, { recursive: true });
+    const r = spawnSync(process.execPath, [bundle], { input: airshipctlPackage(), encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('entry point ./manifests/site/test-site/target/workload needs kustomize plugins');
+    const k = spawnSync('kubectl', ['kustomize', join(air, 'manifests/site/test-site/target/workload')], { encoding: 'utf8' });
+    expect(k.status).not.toBe(0);
+    expect(k.stderr).toContain("external plugins disabled; unable to load external plugin 'Templater'");
+    // a rendered entry point with builtin transformers only: both are content
+    const site = join(work, 'rendered-site');
+    const input = readFileSync(join(import.meta.dirname, 'testdata/entrypoints-rendered/input.yaml'), 'utf8');
+    for (const doc of splitStream(input)) {
+      const path = /config\.kubernetes\.io\/path: (\S+)/.exec(doc)![1]!;
+      mkdirSync(dirname(join(site, path)), { recursive: true });
+      const clean = doc.replace(/^ {4}config\.kubernetes\.io\/(path|index): .*\n/gm, '').replace(/^ {2}annotations:\n(?! {4})/m, '');
+      writeFileSync(join(site, path), clean, { flag: 'a' });
+    }
+    for (const entry of ['rendered/hosts', 'rendered/namespaces']) {
+      const b = spawnSync('kubectl', ['kustomize', join(site, entry)], { encoding: 'utf8' });
+      expect(b.status, `${entry}: ${b.stderr}`).toBe(0);
+    }
   });
 });

@@ -11,6 +11,7 @@ import { readInputs } from './inputs.js';
 import { distil } from './distil.js';
 import { warnPlaintextSecrets } from './credentials.js';
 import { generateSite } from './site.js';
+import { sopsBmcSecrets } from './sops-secrets.js';
 import type { Spec } from './spec.js';
 
 export const OWNER = 'site-from-catalogue';
@@ -23,9 +24,15 @@ export const definition: FunctionDefinition<Spec> = {
   specSchema,
   validateSpec,
   moreHelp: [
-    'Rules (tags.rule): catalogue/*, hosts/unknown-host, host/missing-field, host/bad-mac, host/bad-ip, host/unknown-link,',
-    'host/unknown-network, host/unknown-profile, host/empty-profile, host/missing-ip, host/duplicate-mac, ipam/*, network/no-services, roles/*, credentials/plaintext, credentials/plaintext-secret,',
-    'credentials/to-create, inventory/*, distil/*, site/*.',
+    'Rules (tags.rule): catalogue/*, hosts/unknown-host, host/missing-field, host/bad-mac, host/bad-ip, host/bad-field,',
+    'host/bad-bmc-address, host/credentials-in-address, host/unknown-link, host/unknown-network, host/unknown-profile,',
+    'host/empty-profile, host/missing-ip, host/duplicate-mac, ipam/*, network/*, roles/*, credentials/plaintext,',
+    'credentials/plaintext-secret, credentials/to-create, credentials/missing, credentials/no-recipients, credentials/bad-recipient,',
+    'credentials/cannot-reencrypt, credentials/sops, credentials/encrypted, credentials/kept, inventory/*, distil/*, site/*.',
+    'Roles: spec.roles.controlPlane / workers name hosts ({hosts: [node04, node05]}) or choose them ({count, selector,',
+    'hardwareProfile}); without spec.roles a new site (spec.site) labels hosts by the phases that list them.',
+    'credentials.mode sops: credentials from env BMC_USERNAME / BMC_PASSWORD, BMC_<HOST>_USERNAME / _PASSWORD or BMC_CREDENTIALS_FILE;',
+    'age recipients from spec, SOPS_AGE_RECIPIENTS or SOPS_CONFIG; an identity (SOPS_AGE_KEY_FILE, SOPS_AGE_KEY) lets re-renders compare.',
   ].join('\n'),
   run(ctx) {
     const spec = ctx.spec;
@@ -44,12 +51,16 @@ export const definition: FunctionDefinition<Spec> = {
     const dir = (spec.outputDir ?? 'hosts').replace(/\/+$/, '');
     // a host named by host-generation lists in several folders is written into each: the file
     // is part of the identity (reconcile byPath)
-    ctx.reconcile(
-      `${OWNER}/hosts`,
-      plan.hosts.flatMap((h) =>
-        h.folders.flatMap((f) => h.docs.map((data) => ({ data: structuredClone(data), path: posix.join(f, dir, `${h.name}.yaml`) }))),
-      ),
-      { byPath: true },
+    const desired = plan.hosts.flatMap((h) =>
+      h.folders.flatMap((f) => h.docs.map((data) => ({ data: structuredClone(data), path: posix.join(f, dir, `${h.name}.yaml`) }))),
     );
+    if (spec.credentials?.mode !== 'sops') {
+      ctx.reconcile(`${OWNER}/hosts`, desired, { byPath: true });
+      return;
+    }
+    // the encrypted BMC Secrets (async: age), each in its own file beside its host
+    return sopsBmcSecrets(ctx, spec, plan.hosts, `${OWNER}/hosts`).then((secrets) => {
+      if (secrets) ctx.reconcile(`${OWNER}/hosts`, [...desired, ...secrets], { byPath: true });
+    });
   },
 };

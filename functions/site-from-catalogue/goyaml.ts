@@ -45,7 +45,7 @@ function goTimestamp(s: string): boolean {
 }
 
 /** yaml.v2 encoder: a string may be written plain only when it resolves to a string again. */
-export function resolvesToString(s: string): boolean {
+function resolvesToString(s: string): boolean {
   if (s === '') return false;
   const c = s[0]!;
   const hint = /[0-9]/.test(c) ? 'D' : c === '+' || c === '-' ? 'S' : /[yYnNtTfFoO~<]/.test(c) ? 'M' : c === '.' ? '.' : '';
@@ -216,7 +216,7 @@ const isLetter = (ch: string) => /\p{L}/u.test(ch);
 const isDigit = (ch: string) => /\p{Nd}/u.test(ch);
 
 /** yaml.v2 keyList.Less for string keys: runs of digits compare as numbers, non-letters before letters. */
-export function goKeyLess(a: string, b: string): boolean {
+function goKeyLess(a: string, b: string): boolean {
   const ar = Array.from(a);
   const br = Array.from(b);
   for (let i = 0; i < ar.length && i < br.length; i++) {

@@ -1,5 +1,6 @@
 /** The functionConfig `spec` of SiteFromCatalogue (see spec.schema.json). */
 export interface RoleRule {
+  hosts?: string[];
   count?: number;
   selector?: Record<string, string>;
   hardwareProfile?: string;
@@ -8,6 +9,7 @@ export interface RoleRule {
 export interface SitePhase {
   path: string;
   hosts?: 'controlPlane' | 'workers' | 'none' | string[];
+  role?: 'controlPlane' | 'workers' | 'none';
   count?: number;
   phaseName?: string;
   clusterName?: string;
@@ -18,7 +20,7 @@ export interface Spec {
   hosts?: string[];
   namespace?: string;
   outputDir?: string;
-  credentials?: { mode?: 'reference' | 'emit'; secretName?: string };
+  credentials?: { mode?: 'reference' | 'emit' | 'sops'; secretName?: string; sops?: { age?: string[]; encryptedRegex?: string } };
   ipam?: Record<string, { cidr?: string; start?: string; end?: string; reserved?: string[] }>;
   roles?: { controlPlane?: RoleRule; workers?: RoleRule };
   inventory?: { linkNics?: Record<string, string>; hardwareProfile?: string };

@@ -5,6 +5,7 @@
 import { FLEET_HELP, runFleet } from '../cli/fleet.js';
 import { runValidate, VALIDATE_HELP } from '../cli/validate.js';
 import { REPORT_HELP, reportMain } from '../report/cli.js';
+import { RENDER_HELP, runRender } from '../cli/render.js';
 
 const HELP = `baremetal-krm <command> [options]
 
@@ -12,6 +13,7 @@ Commands:
   validate [--config FILE] FILE|FOLDER...   validate bare-metal intent in YAML files (intent-validate rules)
   report [options] SITE...           one report across many sites: certificates, hardware, divergence,
                                      workloads, security, capacity (text, json, markdown, html)
+  render SITE --out DIR              kpt fn render the package SITE and flatten it into DIR, the folder Flux applies
   fleet sites [ROOT] [--changed A..B] the site packages of a fleet repository (those a change touches), as a CI matrix
   help [command]                     this help, or a command's
 
@@ -24,6 +26,7 @@ const COMMANDS: Record<
 > = {
   validate: { run: runValidate, help: VALIDATE_HELP },
   report: { run: (argv, io) => reportMain(argv, io), help: REPORT_HELP },
+  render: { run: runRender, help: RENDER_HELP },
   fleet: { run: runFleet, help: FLEET_HELP },
 };
 

@@ -9,7 +9,7 @@ import { Results } from './results.js';
 export const GENERATED_BY = 'baremetal-krm.dev/generated-by';
 
 /** Annotations that say where an item lives, not what it is: ignored when comparing. */
-const LOCATION_ANNOTATION =
+export const LOCATION_ANNOTATION =
   /^(internal\.config\.kubernetes\.io\/|config\.kubernetes\.io\/(path|index)$|config\.k8s\.io\/id$|kustomize\.config\.k8s\.io\/)/;
 
 export interface ReconcileOptions {

@@ -6,7 +6,7 @@
  */
 import { redactString } from '../secrets/redact.js';
 import type { KubeObject } from '../krm/index.js';
-import { analyse, type Analysis, type HostFact, type IntentValidateSpec } from '../validate/analyse.js';
+import { ANNOTATED_SOURCE, analyse, type Analysis, type HostFact, type IntentValidateSpec } from '../validate/analyse.js';
 import { divergence, type SiteInput, type ValueClass } from './divergence.js';
 import type { Site } from './load.js';
 import {
@@ -87,6 +87,7 @@ function biosVersion(h: HostFact, site: Site): string | undefined {
   const src = h.hardwareSource;
   if (!src) return undefined;
   if (src === 'BareMetalHost status.hardware') return str(h.object.get('status.hardware.firmware.bios.version'));
+  if (src === ANNOTATED_SOURCE) return h.hardware?.biosVersion;
   const m = /^(HardwareData|HardwareInventory) (.+)$/.exec(src);
   if (!m) return undefined;
   const doc = site.objects.find((o) => o.kind === m[1] && o.name === m[2] && (m[1] === 'HardwareInventory' || o.namespace === h.namespace));
@@ -125,7 +126,9 @@ function hostRow(site: Site, h: HostFact, roleLabel: string): HostRow {
   if (hw?.ramMiB !== undefined) row.ramMiB = hw.ramMiB;
   const bios = biosVersion(h, site);
   if (bios) row.biosVersion = bios;
-  if (row.profiles.length === 0) row.profileStatus = 'none';
+  const requested = h.labels['baremetal-krm.dev/hardware-profile'] ?? h.object.annotations['baremetal-krm.dev/hardware-profile'];
+  if (requested) row.requestedProfile = requested;
+  if (row.profiles.length === 0) row.profileStatus = requested ? 'unchecked' : 'none';
   else if (!hw) row.profileStatus = 'no-inventory';
   else row.profileStatus = row.profiles.every((p) => p.matched) ? 'matched' : 'mismatch';
   return row;

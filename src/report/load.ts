@@ -9,6 +9,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node
 import { basename, extname, join, relative, resolve } from 'node:path';
 import { KubeObject } from '../krm/index.js';
 import { splitWithLines } from '../cli/files.js';
+import { followFluxPaths } from '../gitops/flux-paths.js';
 
 export interface Site {
   name: string;
@@ -118,7 +119,12 @@ function loadSiteUnchecked(name: string, path: string): Site {
   if (st.isDirectory()) {
     if (KUSTOMIZATION_FILES.some((f) => existsSync(join(path, f)))) {
       site.mode = 'kustomize';
-      addStream(site, kustomize(path), undefined);
+      // a rendered root applies its phases through Flux Kustomizations: follow them (what Flux applies)
+      followFluxPaths(path, (dir) => {
+        const before = site.objects.length;
+        addStream(site, kustomize(dir), undefined);
+        return site.objects.slice(before);
+      });
     } else {
       site.mode = 'folder';
       const files: string[] = [];

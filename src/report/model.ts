@@ -71,8 +71,13 @@ export interface HostRow {
   nicCount: number;
   biosVersion?: string;
   profiles: HostProfile[];
-  /** matched: every profile matched; mismatch: at least one failed; none: no profile assigned; no-inventory */
-  profileStatus: 'matched' | 'mismatch' | 'none' | 'no-inventory';
+  /** the profile the host asks for (label or annotation baremetal-krm.dev/hardware-profile) */
+  requestedProfile?: string;
+  /**
+   * matched: every profile matched; mismatch: at least one failed; none: no profile assigned;
+   * no-inventory; unchecked: the requested profile is not in the input (a rendered folder)
+   */
+  profileStatus: 'matched' | 'mismatch' | 'none' | 'no-inventory' | 'unchecked';
 }
 
 export interface HardwareMix {

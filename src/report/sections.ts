@@ -149,7 +149,9 @@ export function sections(r: Report): Section[] {
               ? h.profiles.map((p) => `${p.name} ${p.matched ? 'ok' : 'MISMATCH'}`).join(', ')
               : h.profileStatus === 'none'
                 ? '(none)'
-                : '',
+                : h.profileStatus === 'unchecked'
+                  ? `${h.requestedProfile} (not in the input)`
+                  : '',
             h.hardwareSource ?? '(no inventory)',
           ]),
         },

@@ -10,7 +10,7 @@ import { bmcIdentity } from '../model/bmc.js';
 import { RULES, type RuleSeverity } from './rules.js';
 import { checkSchemas, type SchemaOptions } from './schema.js';
 import { checkCertificates, type CertificateFact } from './certificates.js';
-import { hostHardware, matchClassification, matchProfile, type HostHardware } from './hardware.js';
+import { HARDWARE_ANNOTATION, hostHardware, matchClassification, matchProfile, type HostHardware } from './hardware.js';
 import { parseCpu, parseMemoryMiB } from './quantity.js';
 
 export interface IntentValidateSpec {
@@ -134,6 +134,18 @@ function isEncrypted(v: unknown): boolean {
 }
 
 /** Runs every rule. Pure: nothing is printed, nothing is changed. */
+/** Where a rendered host's hardware came from: its annotation (written by baremetal-krm render). */
+export const ANNOTATED_SOURCE = `BareMetalHost annotation ${HARDWARE_ANNOTATION}`;
+
+function annotatedHardware(b: KubeObject): { source: string; data: unknown; kind: 'metal3' } | undefined {
+  try {
+    const data: unknown = JSON.parse(b.annotations[HARDWARE_ANNOTATION]!);
+    return isObj(data) ? { source: ANNOTATED_SOURCE, data, kind: 'metal3' } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function analyse(objects: readonly KubeObject[], spec: IntentValidateSpec = {}, opts: AnalyseOptions = {}): Promise<Analysis> {
   const findings: Finding[] = [];
   const sev = (rule: string): Finding['severity'] | undefined => {
@@ -513,6 +525,7 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
     if (hwd && isObj(hwd.get('spec.hardware'))) hw = { source: `HardwareData ${hwd.name}`, data: hwd.get('spec.hardware'), kind: 'metal3' };
     else if (isObj(status)) hw = { source: 'BareMetalHost status.hardware', data: status, kind: 'metal3' };
     else if (inv) hw = { source: `HardwareInventory ${inv.name}`, data: inv.get('spec'), kind: 'inventory' };
+    else if (b.annotations[HARDWARE_ANNOTATION] !== undefined) hw = annotatedHardware(b);
     hostObjects.push({ o: b, hw });
   }
   const attached = new Set(inventoryOf.values());
@@ -554,7 +567,18 @@ export async function analyse(objects: readonly KubeObject[], spec: IntentValida
       fact.profiles.push(entry);
       if (!bySelector && wantedAt === 'annotations') byAnnotation.add(entry);
     }
-    if (wanted && !fact.profiles.some((x) => x.name === wanted) && on('reference'))
+    if (wanted && !fact.profiles.some((x) => x.name === wanted) && fact.hardwareSource === ANNOTATED_SOURCE) {
+      // a rendered host: its profile stayed behind as local-config, checked when it was rendered
+      if (on('hardware-profile'))
+        findings.push({
+          rule: 'hardware-profile',
+          severity: 'info',
+          message: `${o.id} asks for hardware profile ${wanted}, which is not in the input (local-config, checked when the package was rendered): its hardware (${HARDWARE_ANNOTATION}) is not checked against it here; validate with the profile to check it`,
+          object: o,
+          field: `metadata.${wantedAt}.baremetal-krm.dev/hardware-profile`,
+          path: ['metadata', wantedAt, 'baremetal-krm.dev/hardware-profile'],
+        });
+    } else if (wanted && !fact.profiles.some((x) => x.name === wanted) && on('reference'))
       report(
         'reference',
         `${o.id} asks for hardware profile ${wanted}, but no HardwareProfile or HardwareClassification of that name is in the input: add it or fix the ${wantedAt === 'labels' ? 'label' : 'annotation'}`,

@@ -95,6 +95,54 @@ export function hostHardware(data: unknown, kind: 'metal3' | 'inventory'): HostH
   };
 }
 
+/**
+ * A BareMetalHost annotation that carries the host's discovered hardware into a rendered folder
+ * (`baremetal-krm render` writes it from the HardwareInventory it drops as local-config), as
+ * JSON in Metal3's HardwareDetails shape (`BareMetalHost.status.hardware`), read like it.
+ */
+export const HARDWARE_ANNOTATION = 'baremetal-krm.dev/hardware';
+
+/** HostHardware in Metal3's HardwareDetails shape (only what is known): `hostHardware(x, 'metal3')` reads it back. */
+export function hardwareDetails(hw: HostHardware): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const def = <T>(o: Record<string, unknown>, k: string, v: T | undefined): void => {
+    if (v !== undefined) o[k] = v;
+  };
+  const vendor: Record<string, unknown> = {};
+  def(vendor, 'manufacturer', hw.manufacturer);
+  def(vendor, 'productName', hw.productName);
+  if (Object.keys(vendor).length) out.systemVendor = vendor;
+  if (hw.biosVendor !== undefined || hw.biosVersion !== undefined) {
+    const bios: Record<string, unknown> = {};
+    def(bios, 'vendor', hw.biosVendor);
+    def(bios, 'version', hw.biosVersion);
+    out.firmware = { bios };
+  }
+  const cpu: Record<string, unknown> = {};
+  def(cpu, 'arch', hw.cpuArch);
+  def(cpu, 'count', hw.cpuCount);
+  def(cpu, 'clockMegahertz', hw.cpuMHz);
+  if (Object.keys(cpu).length) out.cpu = cpu;
+  def(out, 'ramMebibytes', hw.ramMiB);
+  out.storage = hw.disks.map((d) => {
+    const o: Record<string, unknown> = { name: d.name };
+    def(o, 'sizeBytes', d.sizeBytes);
+    def(o, 'rotational', d.rotational);
+    def(o, 'hctl', d.hctl);
+    def(o, 'type', d.type);
+    return o;
+  });
+  out.nics = hw.nics.map((n) => {
+    const o: Record<string, unknown> = {};
+    def(o, 'name', n.name);
+    def(o, 'mac', n.mac);
+    def(o, 'model', n.vendor);
+    def(o, 'speedGbps', n.speedGbps);
+    return o;
+  });
+  return out;
+}
+
 /** Inclusive range where 0 (or absent) means no bound, as in the HWCC controller. */
 function inRange(v: number, min: unknown, max: unknown): boolean {
   const lo = num(min) ?? 0;

@@ -12,6 +12,7 @@ export {
   type IntentValidateSpec,
 } from './analyse.js';
 export { CONFIG, rulesHelp } from './config.js';
+export { HARDWARE_ANNOTATION, hardwareDetails, hostHardware, type HostHardware } from './hardware.js';
 export { readExtraCrds } from './extra.js';
 export { fileLine, toResults } from './results.js';
 export { RULES, type RuleInfo, type RuleSeverity } from './rules.js';

@@ -1,7 +1,8 @@
 /**
  * The greenfield journey end to end (examples/greenfield-site/journey.mjs): simulated BMCs ->
- * discover -> render -> flatten -> validate, from nothing, must reproduce the committed site
- * byte for byte; the drift check must catch hand edits and stale renders; a wrong hardware
+ * discover -> render (SOPS-encrypted BMC Secrets) -> flatten -> validate, from nothing, must
+ * reproduce the committed site (byte for byte; the encrypted Secrets decrypted, their ciphertext
+ * is new on every encryption); the drift check must catch hand edits and stale renders; a wrong hardware
  * class must stop the render; the pre-commit hooks must pass as committed.
  * Run: npm run test:e2e (or npx vitest run --config vitest.e2e.config.ts test/journey)
  */
@@ -27,8 +28,14 @@ describe('greenfield journey', () => {
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('discovered 3 System(s) from 3 of 3 BMC(s)');
     expect(r.stdout).toContain('Successfully executed 3 function(s) in 1 package(s).');
-    expect(r.stdout).toContain('0 error(s), 0 warning(s), 0 info in 20 object(s) from 9 file(s)');
-    expect(r.stdout).toContain('3 BareMetalHost, 2 Kustomization, 1 Namespace, 3 Secret');
+    expect(r.stdout).toContain('0 error(s), 0 warning(s), 0 info in 23 object(s) from 16 file(s)');
+    // what Flux applies, folder by folder, validates with default settings
+    expect(r.stdout).toContain('(default settings): 2 Kustomization: no findings');
+    expect(r.stdout).toContain('(default settings): 3 BareMetalHost, 6 Secret: 0 error(s)');
+    // new BMC Secrets, encrypted, open to the credentials used; a second render changes nothing
+    expect(r.stdout.match(/bmc-secret encrypted for 1 age recipient\(s\) \(new\)/g)).toHaveLength(3);
+    expect(r.stdout.match(/decrypts to the credentials used/g)).toHaveLength(3);
+    expect(r.stdout).toMatch(/\d+ files, no byte changed/);
     expect(r.stdout).toContain('no drift');
     // the simulator's password is never printed
     expect(r.stdout + r.stderr).not.toContain('BMC_PASSWORD=password');
@@ -47,12 +54,12 @@ describe('greenfield journey', () => {
   it('the drift check catches a hand-edited rendered file', () => {
     const from = tempDir('journey-drift-src');
     cpSync(example, from, { recursive: true });
-    const f = join(from, 'rendered/hosts/r750-01.yaml');
+    const f = join(from, 'rendered/hosts/baremetalhost_r750-01.yaml');
     writeFileSync(f, readFileSync(f, 'utf8').replace('online: false', 'online: true'));
     const r = node(['--render', '--check', '--from', from, '--dir', tempDir('journey-drift-out')]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(
-      "journey: drift between the committed files and the journey's output:\n  rendered/hosts/r750-01.yaml: differs",
+      "journey: drift between the committed files and the journey's output:\n  rendered/hosts/baremetalhost_r750-01.yaml: differs",
     );
   });
 
@@ -69,7 +76,7 @@ describe('greenfield journey', () => {
     expect(lines).toEqual([
       '  site/hosts/r750-01.yaml: differs',
       '  rendered/hosts/old-host.yaml: no longer produced',
-      '  rendered/hosts/r750-01.yaml: differs',
+      '  rendered/hosts/secret_r750-01-network-data.yaml: differs',
     ]);
   });
 
@@ -86,7 +93,7 @@ describe('greenfield journey', () => {
     expect(r.stdout).toContain(
       'BareMetalHost/target-infra/r750-01 does not match HardwareClassification storage-nvme (hardware from HardwareInventory r750-01): disks matching diskSelector: wanted >= 8, found 3',
     );
-    expect(r.stderr).toContain('journey: kpt fn failed (exit 1)');
+    expect(r.stderr).toContain('journey: node dist/baremetal-krm.cjs render failed (exit 1)');
     expect(existsSync(join(out, 'rendered'))).toBe(false);
     expect(existsSync(join(out, 'site/hosts'))).toBe(false);
   });
