@@ -202,6 +202,8 @@ async function rangeTargets(ctx: Context<Spec>, limiter: Limiter, timeoutMs: num
 interface CrawlRun {
   ctx: Context<Spec>;
   file?: Record<string, Credentials>;
+  /** the environment, copied once: process.env is slow to read, and is read for every BMC */
+  env: Record<string, string | undefined>;
   timeoutMs: number;
   failed: Set<Target>;
   closing: Promise<void>[];
@@ -211,7 +213,7 @@ interface CrawlRun {
 function clientFor(run: CrawlRun, t: Target, out: Buffered): RedfishClient | undefined {
   const { ctx } = run;
   const fc = ctx.functionConfig;
-  const credentials = credentialsFor(t, ctx.env, run.file);
+  const credentials = credentialsFor(t, run.env, run.file);
   if (!credentials) {
     const perHost = t.name ? ` (or BMC_${envKey(t.name)}_USERNAME / _PASSWORD)` : '';
     out.push({
@@ -410,7 +412,7 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
   const targets = listedTargets(ctx);
   await rangeTargets(ctx, limiter, timeoutMs, targets);
 
-  const run: CrawlRun = { ctx, file, timeoutMs, failed: new Set(), closing: [] };
+  const run: CrawlRun = { ctx, file, env: { ...ctx.env }, timeoutMs, failed: new Set(), closing: [] };
   const buffered: Buffered[] = targets.map(() => []);
   const perTarget = await Promise.all(targets.map((t, i) => limiter.run(() => crawlBmc(run, t, buffered[i]!))));
   await Promise.all(run.closing); // close() never throws
