@@ -104,18 +104,23 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
     io.err(`baremetal-krm validate: ${(e as Error).message}\n`);
     return 2;
   }
-  // documents that are not KRM objects (kustomization.yaml, JSON patches, values files) are skipped
+  // documents that are not KRM objects (kustomization.yaml, JSON patches, values files) are skipped;
+  // the header is enough to tell (the analysis reads each document once, and keeps no tree)
+  const inputError = (f: FileObject, message: string): void => {
+    if (!/not a YAML mapping/.test(message)) results.error(`${f.path}:${f.line}: ${message}`, { rule: 'input' });
+  };
   const krm = objects.filter((f) => {
-    let o: KubeObject['data'];
+    let kind: string;
+    let apiVersion: string;
     try {
-      o = f.object.data;
+      kind = f.object.kind;
+      apiVersion = f.object.apiVersion;
     } catch (e) {
-      if (/not a YAML mapping/.test((e as Error).message)) return false;
-      results.error(`${f.path}:${f.line}: ${(e as Error).message}`, { rule: 'input' });
+      inputError(f, (e as Error).message);
       return false;
     }
-    if (typeof o.kind !== 'string' || typeof o.apiVersion !== 'string') return false;
-    return !(o.kind === 'Kustomization' && o.apiVersion.startsWith('kustomize.config.k8s.io/'));
+    if (!kind || !apiVersion) return false;
+    return !(kind === 'Kustomization' && apiVersion.startsWith('kustomize.config.k8s.io/'));
   });
   // kustomization files beside the files: patches are partial, generators make Secrets
   const kf = kustomizeFacts(files);
@@ -127,7 +132,11 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
     if (!ns || CLUSTER_SCOPED.has(f.object.kind) || f.object.namespace === ns) continue;
     const copy = KubeObject.fromDocument(f.object.body);
     copy.sourceLine = f.object.sourceLine;
-    copy.set('metadata.namespace', ns);
+    try {
+      copy.set('metadata.namespace', ns);
+    } catch {
+      continue; // not valid YAML: the analysis reports it as written
+    }
     original.set(copy, f.object);
     f.object = copy;
   }
@@ -146,6 +155,7 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
       partial,
       scopeOf: (o) => dirname(resolve(fileOf.get(o)?.path ?? '')),
       locate: (o) => (fileOf.get(o) ? `${fileOf.get(o)!.path}:${fileOf.get(o)!.line}` : undefined),
+      unreadable: (o, message) => inputError(fileOf.get(o)!, message),
     },
   );
   const lines: { key: string; text: string; severity: Finding['severity'] }[] = [];

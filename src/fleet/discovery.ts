@@ -121,7 +121,14 @@ export function discoveryPodTemplate(s: DiscoverySettings): Record<string, unkno
         {
           name: 'discover',
           image: s.image,
-          args: ['--fn-config', '/etc/discovery/discover.yaml', '--source', `/work/repo/${s.sitePath}`, '--sink', `/work/repo/${s.sitePath}`],
+          args: [
+            '--fn-config',
+            '/etc/discovery/discover.yaml',
+            '--source',
+            `/work/repo/${s.sitePath}`,
+            '--sink',
+            `/work/repo/${s.sitePath}`,
+          ],
           env: [{ name: 'BMC_CREDENTIALS_FILE', value: '/etc/bmc/credentials.yaml' }],
           securityContext: RESTRICTED,
           volumeMounts: [
@@ -136,12 +143,7 @@ export function discoveryPodTemplate(s: DiscoverySettings): Record<string, unkno
           name: 'commit',
           image: n.gitImage,
           command: ['sh', '/etc/discovery/commit.sh'],
-          env: [
-            ...gitEnv,
-            { name: 'SITE', value: s.site },
-            { name: 'SITE_PATH', value: s.sitePath },
-            { name: 'BRANCH', value: n.branch },
-          ],
+          env: [...gitEnv, { name: 'SITE', value: s.site }, { name: 'SITE_PATH', value: s.sitePath }, { name: 'BRANCH', value: n.branch }],
           securityContext: RESTRICTED,
           volumeMounts: [
             { name: 'work', mountPath: '/work' },
@@ -177,7 +179,10 @@ function networkPolicy(s: DiscoverySettings, n: Names): Record<string, unknown> 
       policyTypes: ['Ingress', 'Egress'],
       ingress: [],
       egress: [
-        { to: s.egress.bmcCidrs.map((cidr) => ({ ipBlock: { cidr } })), ports: ports(s.egress.bmcPorts ?? [...DISCOVERY_DEFAULTS.bmcPorts]) },
+        {
+          to: s.egress.bmcCidrs.map((cidr) => ({ ipBlock: { cidr } })),
+          ports: ports(s.egress.bmcPorts ?? [...DISCOVERY_DEFAULTS.bmcPorts]),
+        },
         { to: s.egress.gitCidrs.map((cidr) => ({ ipBlock: { cidr } })), ports: ports([s.egress.gitPort ?? DISCOVERY_DEFAULTS.gitPort]) },
         {
           to: [
@@ -215,7 +220,12 @@ export function discoveryObjects(s: DiscoverySettings, dir = 'discovery'): { pat
     },
     {
       path: `${dir}/configmap.yaml`,
-      data: { apiVersion: 'v1', kind: 'ConfigMap', metadata: meta(), data: { 'discover.yaml': discoverConfig(s), 'commit.sh': COMMIT_SCRIPT } },
+      data: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: meta(),
+        data: { 'discover.yaml': discoverConfig(s), 'commit.sh': COMMIT_SCRIPT },
+      },
     },
     { path: `${dir}/networkpolicy.yaml`, data: networkPolicy(s, n) },
     {

@@ -47,8 +47,36 @@ function rows(s: JsonSchema, prefix: string, out: Row[]): Row[] {
   return out;
 }
 
+/**
+ * The schema with local `$ref`s (`#/definitions/x`, `#/$defs/x`) replaced by what they point at
+ * (siblings of the `$ref`, such as its own description, win); at a cycle's second visit only the type.
+ */
+export function inlineRefs(root: JsonSchema): JsonSchema {
+  const lookup = (ref: string): JsonSchema | undefined => {
+    if (!ref.startsWith('#/')) return undefined;
+    let v: unknown = root;
+    for (const seg of ref.slice(2).split('/'))
+      v = v && typeof v === 'object' ? (v as Record<string, unknown>)[seg.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+    return v && typeof v === 'object' ? (v as JsonSchema) : undefined;
+  };
+  const walk = (v: unknown, seen: ReadonlySet<string>): unknown => {
+    if (Array.isArray(v)) return v.map((x) => walk(x, seen));
+    if (!v || typeof v !== 'object') return v;
+    const o = v as Record<string, unknown>;
+    const target = typeof o.$ref === 'string' ? lookup(o.$ref) : undefined;
+    if (target) {
+      const { $ref, ...siblings } = o;
+      // a cycle: the type, not its fields again
+      if (seen.has($ref as string)) return { type: target.type, ...siblings };
+      return walk({ ...target, ...siblings }, new Set([...seen, $ref as string]));
+    }
+    return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, k === 'definitions' || k === '$defs' ? x : walk(x, seen)]));
+  };
+  return walk(root, new Set()) as JsonSchema;
+}
+
 export function schemaReference(schema: JsonSchema, indent = ''): string {
-  return rows(schema, '', [])
+  return rows(inlineRefs(schema), '', [])
     .map((r) => `${indent}${r.path} (${r.type})${r.description ? ': ' + r.description : ''}`)
     .join('\n');
 }
@@ -58,6 +86,6 @@ export function schemaMarkdown(schema: JsonSchema): string {
   return [
     '| field | type | description |',
     '| --- | --- | --- |',
-    ...rows(schema, '', []).map((r) => `| \`spec.${r.path}\` | ${esc(r.type)} | ${esc(r.description)} |`),
+    ...rows(inlineRefs(schema), '', []).map((r) => `| \`spec.${r.path}\` | ${esc(r.type)} | ${esc(r.description)} |`),
   ].join('\n');
 }

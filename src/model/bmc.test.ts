@@ -16,6 +16,12 @@ describe('BMC addresses (one table of BMO schemes)', () => {
     for (const bad of ['redfish://10.0.0.1:99999/x', 'redfish://10.0.0.1 /x', 'redfish+ftp://h/x', '', 'redfish://:443/x'])
       expect(parseBmcAddress(bad), bad).toBeUndefined();
     expect(parseBmcAddress('redfish://admin:pw@10.0.0.1/x')!.userinfo).toBe(true);
+    // a password with '/' or '@' in it is still user info, never part of the host or path
+    expect(parseBmcAddress('redfish://admin:p/a@ss@10.0.0.1/redfish/v1/Systems/1')).toMatchObject({
+      userinfo: true,
+      host: '10.0.0.1',
+      path: '/redfish/v1/Systems/1',
+    });
   });
 
   it('one BMC whatever the driver scheme and the default port', () => {

@@ -66,6 +66,66 @@ export const BMC_SCHEMES: readonly BmcScheme[] = [
 
 const BY_NAME = new Map(BMC_SCHEMES.map((s) => [s.name, s]));
 
+/** A scheme BMO accepted once and has removed: hosts written with it are refused. */
+export interface RemovedBmcScheme {
+  name: string;
+  /** what the driver drove */
+  what: string;
+  /** when, as BMO's release notes tell: `in v0.6.0`, or `after v0.12.0-rc.0` (the last release that had it) */
+  removed: string;
+  /** the baremetal-operator pull request that removed it */
+  change: string;
+  /** what to write instead */
+  use: string;
+}
+
+/**
+ * Schemes removed from metal3-io/baremetal-operator (pkg/hardwareutils/bmc), with the release:
+ * v0.6.0's notes list "Remove ibmc and idrac drivers (#1624)"; v0.12.0's (beta.0, rc.0) list "Drop
+ * the non-Redfish iLO 4 and iLO 5 drivers (#2750)"; iRMC went in #3034 (merged 2026-02-27, after
+ * v0.12.0-rc.0), in no release whose notes we could check.
+ */
+export const REMOVED_BMC_SCHEMES: readonly RemovedBmcScheme[] = [
+  {
+    name: 'idrac',
+    what: 'Dell iDRAC over WS-Man',
+    removed: 'in v0.6.0',
+    change: '#1624',
+    use: 'idrac-redfish:// or idrac-virtualmedia://',
+  },
+  { name: 'ibmc', what: 'Huawei iBMC', removed: 'in v0.6.0', change: '#1624', use: 'redfish:// or redfish-virtualmedia://' },
+  {
+    name: 'ilo4',
+    what: 'HPE iLO 4 without Redfish',
+    removed: 'in v0.12.0',
+    change: '#2750',
+    use: 'ipmi:// (BMO has no Redfish driver for iLO 4)',
+  },
+  {
+    name: 'ilo4-virtualmedia',
+    what: 'HPE iLO 4 virtual media without Redfish',
+    removed: 'in v0.12.0',
+    change: '#2750',
+    use: 'ipmi:// (BMO has no Redfish driver for iLO 4)',
+  },
+  {
+    name: 'ilo5',
+    what: 'HPE iLO 5 without Redfish',
+    removed: 'in v0.12.0',
+    change: '#2750',
+    use: 'ilo5-redfish:// or ilo5-virtualmedia://',
+  },
+  { name: 'irmc', what: 'Fujitsu iRMC', removed: 'after v0.12.0-rc.0', change: '#3034', use: 'redfish:// or ipmi://' },
+];
+
+const REMOVED = new Map(REMOVED_BMC_SCHEMES.map((s) => [s.name, s]));
+
+/** The removed scheme an address is written with, if any (`ilo4://10.0.0.1` -> ilo4). */
+export function removedScheme(address: string): RemovedBmcScheme | undefined {
+  const a = parseBmcAddress(address);
+  return a ? REMOVED.get(a.scheme.replace(/\+https?$/, '')) : undefined;
+}
+
 export interface BmcAddress {
   /** the scheme as written, lowercased (`redfish+http`); `ipmi` for a bare host */
   scheme: string;
@@ -92,7 +152,7 @@ export function defaultPort(a: Pick<BmcAddress, 'scheme' | 'transport'>): number
 export function parseBmcAddress(address: string): BmcAddress | undefined {
   const text = address.trim();
   if (text === '' || /\s/.test(text)) return undefined;
-  const m = /^(?:([a-z][a-z0-9.-]*)(?:\+([a-z]+))?:\/\/)?(?:([^@/]*)@)?(\[[0-9a-f:.]+\]|[^:/[\]]+)(?::(\d*))?(\/.*)?$/i.exec(text);
+  const m = /^(?:([a-z][a-z0-9.-]*)(?:\+([a-z]+))?:\/\/)?(?:(.*)@)?(\[[0-9a-f:.]+\]|[^:/[\]]+)(?::(\d*))?(\/.*)?$/i.exec(text);
   if (!m || (m[1] === undefined && text.includes('://')) || m[5] === '') return undefined;
   const name = (m[1] ?? 'ipmi').toLowerCase();
   const suffix = m[2]?.toLowerCase();

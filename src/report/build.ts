@@ -6,7 +6,7 @@
  */
 import { redactString } from '../secrets/redact.js';
 import type { KubeObject } from '../krm/index.js';
-import { ANNOTATED_SOURCE, analyse, type Analysis, type HostFact, type IntentValidateSpec } from '../validate/analyse.js';
+import { ANNOTATED_SOURCE, analyse, type Analysis, type HostFact, type IntentValidateSpec } from '../validate/index.js';
 import { divergence, type SiteInput, type ValueClass } from './divergence.js';
 import type { Site } from './load.js';
 import {

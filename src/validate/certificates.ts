@@ -78,9 +78,10 @@ export function checkCertificates(
 ): { facts: CertificateFact[]; findings: CertFinding[] } {
   const facts: CertificateFact[] = [];
   const findings: CertFinding[] = [];
-  const isSecret = o.kind === 'Secret' && o.apiVersion === 'v1';
-  const ref = o.ref();
-  const file = o.file()?.path;
+  const isSecret = data.kind === 'Secret' && data.apiVersion === 'v1';
+  // the object's header is read only when a certificate is found (most items hold none)
+  let where: { ref: ResourceRef; file?: string } | undefined;
+  const located = (): { ref: ResourceRef; file?: string } => (where ??= { ref: o.ref(), file: o.file()?.path });
 
   const examine = (text: string, path: (string | number)[], label: string, keyText: string | undefined): void => {
     const pems = text.match(PEM_CERT);
@@ -108,6 +109,7 @@ export function checkCertificates(
       const issuer = oneLine(cert.issuer);
       const na = new Date(notAfter).toISOString().replace('.000Z', 'Z');
       const nb = new Date(notBefore).toISOString().replace('.000Z', 'Z');
+      const { ref, file } = located();
       const fact: CertificateFact = { subject, issuer, notBefore: nb, notAfter: na, daysLeft, resource: ref, field: label, index };
       if (file) fact.file = file;
       facts.push(fact);

@@ -11,6 +11,8 @@
  * - the root `metadata` is Kubernetes ObjectMeta (label and annotation values must be strings);
  * - descriptions, examples and formats are dropped (formats are not checked, as in kubectl).
  */
+import readerFields from '../../schemas/airshipit.org/reader-fields.json' with { type: 'json' };
+
 export type Schema = Record<string, unknown>;
 
 const KEEP = new Set([
@@ -101,7 +103,7 @@ function convertNode(s: unknown): Schema {
 }
 
 /** Drops every `required` (for CRDs generated from Go structs that list non-omitempty fields). */
-export function withoutRequired(s: Schema): Schema {
+function withoutRequired(s: Schema): Schema {
   const out: Schema = {};
   for (const [k, v] of Object.entries(s)) {
     if (k === 'required') continue;
@@ -118,7 +120,7 @@ export function withoutRequired(s: Schema): Schema {
 }
 
 /** A whole object's schema from a CRD version's openAPIV3Schema. */
-export function objectSchema(openAPIV3Schema: unknown): Schema {
+function objectSchema(openAPIV3Schema: unknown): Schema {
   const root = convertNode(openAPIV3Schema);
   root.type ??= 'object';
   const props = (root.properties ??= {}) as Record<string, Schema>;
@@ -157,4 +159,19 @@ export function crdSchemas(crd: Record<string, unknown>): CrdSchema[] {
     out.push({ group, version: String(v.name), kind, schema: objectSchema(s) });
   }
   return out;
+}
+
+/**
+ * The schema a kind's documents are checked against: its CRD's, except for airshipctl's kinds,
+ * which airshipctl reads itself: its CRDs come from Go structs (fields without omitempty are
+ * "required" even where airshipctl's own documents leave them out) and lag behind what airshipctl
+ * reads (schemas/airshipit.org/reader-fields.json adds those fields).
+ */
+export function checkedSchema(s: CrdSchema): Schema {
+  if (s.group !== 'airshipit.org') return s.schema;
+  const schema = withoutRequired(s.schema);
+  const extra = (readerFields as Record<string, unknown>)[`${s.group}/${s.version}/${s.kind}`];
+  if (extra && typeof extra === 'object' && schema.properties && typeof schema.properties === 'object')
+    schema.properties = { ...(schema.properties as Schema), ...(extra as Schema) };
+  return schema;
 }

@@ -163,7 +163,7 @@ const gb = (bytes: number): number => Math.round((bytes / 1e9) * 10) / 10;
  * The controller's `validatePattern` (classifier/disk.go): a host disk's hctl with every numeric
  * field > 0 written `N`, and `0:0:0:0` as `0:0:N:0`. A missing hctl is "".
  */
-export function hctlPattern(hctl: string | undefined): string {
+function hctlPattern(hctl: string | undefined): string {
   const h = hctl ?? '';
   if (h === '0:0:0:0') return '0:0:N:0';
   return h
@@ -172,7 +172,7 @@ export function hctlPattern(hctl: string | undefined): string {
     .join(':');
 }
 /** The controller's `validateExpectedPattern`: `0:0:0:0` is `0:0:N:0`, anything else as written. */
-export function hctlExpected(pattern: string | undefined): string {
+function hctlExpected(pattern: string | undefined): string {
   const p = pattern ?? '';
   return p === '0:0:0:0' ? '0:0:N:0' : p;
 }

@@ -4,16 +4,16 @@
  */
 export {
   analyse,
-  objectMatcher,
   type Analysis,
   type AnalyseOptions,
+  type AnalyseRunOptions,
   type Finding,
   type HostFact,
   type IntentValidateSpec,
 } from './analyse.js';
 export { CONFIG, rulesHelp } from './config.js';
 export { HARDWARE_ANNOTATION, hardwareDetails, hostHardware, type HostHardware } from './hardware.js';
+export { ANNOTATED_SOURCE } from './rules/hardware-profiles.js';
 export { readExtraCrds } from './extra.js';
-export { fileLine, toResults } from './results.js';
-export { RULES, type RuleInfo, type RuleSeverity } from './rules.js';
+export { toResults } from './results.js';
 export { lineOfPath } from './schema.js';

@@ -18,7 +18,7 @@ const out = join(here, 'generated');
 mkdirSync(out, { recursive: true });
 
 const bundled = await esbuild.build({ entryPoints: [join(here, 'crd.ts')], bundle: true, write: false, format: 'esm', platform: 'node' });
-const { crdSchemas, OBJECT_META, withoutRequired } = await import(
+const { crdSchemas, OBJECT_META, checkedSchema } = await import(
   'data:text/javascript;base64,' + Buffer.from(bundled.outputFiles[0].text).toString('base64')
 );
 
@@ -37,10 +37,8 @@ for (const file of walk(join(root, 'schemas'))) {
     for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
       const d = doc.toJS();
       if (d?.kind !== 'CustomResourceDefinition') continue;
-      // airshipctl's CRDs come from Go structs: fields without omitempty are "required" even where
-      // airshipctl's own documents leave them out (ReplacementTransformer target vs targets)
-      for (const s of crdSchemas(d))
-        schemas.set(`${s.group}/${s.version}/${s.kind}`, s.group === 'airshipit.org' ? withoutRequired(s.schema) : s.schema);
+      // airshipctl's kinds: without `required`, with the fields airshipctl reads (crd.ts checkedSchema)
+      for (const s of crdSchemas(d)) schemas.set(`${s.group}/${s.version}/${s.kind}`, checkedSchema(s));
     }
   } else if (file.endsWith('.json')) {
     const m = /(?:([a-z0-9.-]+)_)?(v[0-9a-z]+)_([A-Za-z]+)\.json$/.exec(file);
@@ -90,13 +88,17 @@ for (const [i, k] of [...schemas.keys()].sort().entries()) {
   keys[k] = name;
   pack(name, standalone(schemas.get(k), k), PLAIN.has(k));
 }
-// Core Kubernetes kinds (k8s-schemas.mjs): two modules whose validators share their definitions
+/** Kinds with a pod template, and PersistentVolume (they share PodSpec or the volume sources: packed together). */
+const POD_KINDS = new Set(['PersistentVolume', 'Pod', 'Deployment', 'StatefulSet', 'DaemonSet', 'ReplicaSet', 'Job', 'CronJob']);
+
+// Core Kubernetes kinds (schemas/kubernetes/core.json, written by scripts/k8s-core-schemas.mjs): two modules whose validators share their definitions
 // (PodSpec once for Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job and CronJob in
 // `k8s_pod`; the other kinds in `k8s`, so a run with a Service or a Role does not compile the
 // pod template), exported per kind; BUILTIN_KEYS names them `module#export`.
 {
-  const { coreSchemas, POD_KINDS } = await import('./k8s-schemas.mjs');
-  const core = coreSchemas(root, OBJECT_META);
+  const core = JSON.parse(readFileSync(join(root, 'schemas/kubernetes/core.json'), 'utf8'), (_k, v) =>
+    v && typeof v === 'object' && v.$objectMeta === true ? OBJECT_META : v,
+  );
   const modules = { k8s: {}, k8s_pod: {} };
   for (const [k, s] of Object.entries(core.kinds)) {
     if (schemas.has(k)) continue; // hand-written (Secret, ConfigMap, Namespace) win
@@ -122,7 +124,7 @@ for (const [i, k] of [...schemas.keys()].sort().entries()) {
     pack(mod, minify(cjs));
   }
   console.log(
-    `intent-validate: ${Object.keys(modules.k8s).length + Object.keys(modules.k8s_pod).length} core Kubernetes kinds from kubernetes-models (${core.added.length} newer fields topped up from kubernetes-models 5)`,
+    `intent-validate: ${Object.keys(modules.k8s).length + Object.keys(modules.k8s_pod).length} core Kubernetes kinds from schemas/kubernetes/core.json (${core.added.length} newer fields topped up from kubernetes-models 5)`,
   );
 }
 pack('spec', standalone(JSON.parse(readFileSync(join(here, 'spec.schema.json'), 'utf8')), 'spec.schema.json'));

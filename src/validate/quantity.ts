@@ -3,7 +3,7 @@ const BIN: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti:
 const DEC: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, K: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18 };
 
 /** A quantity in base units (bytes, cores), or undefined when it does not parse. */
-export function parseQuantity(v: unknown): number | undefined {
+function parseQuantity(v: unknown): number | undefined {
   if (typeof v === 'number') return v;
   if (typeof v !== 'string') return undefined;
   const m = /^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|K|M|G|T|P|E)?$/.exec(v.trim());

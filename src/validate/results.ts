@@ -52,7 +52,7 @@ const INJECTED = /^\s+['"]?(?:internal\.config\.kubernetes\.io\/[^'":]+|config\.
  * at an offset the function cannot know, so its line is left out. Items without a path (a piped
  * stream, a bare ResourceList) keep their line in the input.
  */
-export function fileLine(o: KubeObject, line: number): number | undefined {
+function fileLine(o: KubeObject, line: number): number | undefined {
   const file = o.file();
   if (!file) return line;
   if ((file.index ?? 0) !== 0) return undefined;

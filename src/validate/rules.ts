@@ -19,12 +19,19 @@ export const RULES: readonly RuleInfo[] = [
     id: 'reference',
     severity: 'error',
     summary:
-      'dangling reference: BMH -> BMC/networkData/userData/metaData Secret, HardwareData -> BMH, PhasePlan -> Phase, Phase -> executor and ClusterMap cluster, Flux Kustomization dependsOn',
+      'dangling reference: BMH -> BMC/networkData/userData/metaData Secret, HardwareData -> BMH, PhasePlan -> Phase, Phase -> executor and ClusterMap cluster, Flux Kustomization dependsOn, host catalogue macAddresses/ipAddresses keys -> NetworkCatalogue links/networks',
   },
   {
     id: 'duplicate',
     severity: 'error',
-    summary: 'same boot MAC, NIC MAC, BMC address (host + System path), IP address on a network, or object identity on two hosts/items',
+    summary:
+      'same boot MAC, NIC MAC, BMC address (host + System path), IP address on a network (IPv6 in canonical form), or object identity on two hosts/items',
+  },
+  {
+    id: 'network',
+    severity: 'error',
+    summary:
+      "host networking that does not add up: a gateway outside its host's subnet, a boot MAC on no link of the host's network data (a warning)",
   },
   { id: 'hardware-profile', severity: 'error', summary: "host's inventory does not satisfy its HardwareClassification or HardwareProfile" },
   { id: 'certificate-expired', severity: 'error', summary: 'x509 certificate past its notAfter' },
@@ -37,7 +44,18 @@ export const RULES: readonly RuleInfo[] = [
     severity: 'error',
     summary: 'Secret or secret-like catalogue with plaintext sensitive values and no sops encryption',
   },
+  {
+    id: 'secret-placeholder',
+    severity: 'info',
+    summary:
+      'Secret or catalogue value holding a placeholder (airshipctl REPLACEMENT_* words, Flux post-build variables) filled in at render time',
+  },
   { id: 'insecure-tls', severity: 'warning', summary: 'disableCertificateVerification: true' },
+  {
+    id: 'bmc-scheme',
+    severity: 'error',
+    summary: 'BMC address scheme that BMO has removed (idrac WS-Man, ibmc, ilo4, ilo5, irmc), with the release',
+  },
   { id: 'plain-http-bmc', severity: 'warning', summary: 'BMC address over plain http' },
   { id: 'template-leftover', severity: 'warning', summary: 'template leftover value: <no value>, NEWSITE_CHANGEME, CHANGEME' },
   { id: 'capacity-hosts', severity: 'error', summary: 'fewer hosts (or topology domains) for a role than count.active + count.standby' },
@@ -47,5 +65,3 @@ export const RULES: readonly RuleInfo[] = [
     summary: "workloads' CPU/memory requests on a role exceed its hosts' capacity minus headroom",
   },
 ];
-
-export const RULE_IDS = RULES.map((r) => r.id);

@@ -4,17 +4,10 @@
  * YAML 1.1 and 1.2 readers disagree on. Validators load lazily, only for kinds present.
  */
 import type { KubeObject } from '../krm/index.js';
-import { crdSchemas, withoutRequired } from './crd.js';
+import { checkedSchema, crdSchemas } from './crd.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 import { unpack } from './packed.js';
 import { dotted, isRecord as isObj, wordsPattern, YAML11_ONLY_BOOL } from '../krm/index.js';
-
-export interface SchemaOptions {
-  skipKinds: Set<string>;
-  extraCrds: Record<string, unknown>[];
-  ambiguous: boolean;
-  schema: boolean;
-}
 
 export interface SchemaFinding {
   rule: string;
@@ -62,100 +55,97 @@ export function builtinValidator(name: string): Validator | undefined {
   return (unpack(name.slice(0, hash)) as Record<string, Validator> | undefined)?.[name.slice(hash + 1)];
 }
 
-function gvk(o: KubeObject): string {
-  return `${o.apiVersion}/${o.kind}`;
-}
+/** Strategic-merge-patch directives: keys a patch may hold that no schema lists. */
+const PATCH_DIRECTIVE = /^\$(?:patch|retainKeys|setElementOrder\/|deleteFromPrimitiveList\/)/;
 
-export async function checkSchemas(items: readonly KubeObject[], opts: SchemaOptions): Promise<SchemaFinding[]> {
-  const out: SchemaFinding[] = [];
-  if (opts.schema) {
-    // CRDs in the input and from spec.schemas.paths override the built-in ones for their kinds
-    const fromCrds = new Map<string, object>();
-    const crdObjects: Obj[] = [...opts.extraCrds];
-    for (const o of items)
-      if (o.kind === 'CustomResourceDefinition' && o.group === 'apiextensions.k8s.io') {
-        try {
-          crdObjects.push(o.data);
-        } catch {
-          // reported by the YAML reader elsewhere
-        }
-      }
-    for (const crd of crdObjects)
-      for (const s of crdSchemas(crd))
-        fromCrds.set(`${s.group}/${s.version}/${s.kind}`, s.group === 'airshipit.org' ? withoutRequired(s.schema) : s.schema);
-    const compiled = new Map<string, Validator | undefined>();
-    let compile: ((s: object) => Validator) | undefined;
-    for (const o of items) {
-      if (!o.kind || opts.skipKinds.has(o.kind)) continue;
-      const key = gvk(o);
-      let v = compiled.get(key);
-      if (!compiled.has(key)) {
-        const crd = fromCrds.get(key);
-        if (crd) {
-          compile ??= runtimeCompiler();
-          try {
-            v = compile(crd);
-          } catch (e) {
-            out.push({
-              rule: 'schema',
-              message: `the CRD for ${key} does not compile to a schema (${(e as Error).message}); its items are not checked`,
-              object: o,
-            });
-            v = undefined;
-          }
-        } else if (BUILTIN_KEYS[key]) {
-          v = builtinValidator(BUILTIN_KEYS[key]!);
-        }
-        compiled.set(key, v);
-      }
-      if (!v) continue;
-      let data: Obj;
+/**
+ * Checks items against their schemas: CRDs in the input and from spec.schemas.paths override
+ * the built-in validators for their kinds. Validators compile on the first item of their kind.
+ */
+export class SchemaChecker {
+  readonly #fromCrds = new Map<string, object>();
+  readonly #compiled = new Map<string, Validator | undefined>();
+  #compile: ((s: object) => Validator) | undefined;
+
+  constructor(
+    crds: readonly Obj[],
+    private readonly skipKinds: ReadonlySet<string>,
+  ) {
+    for (const crd of crds) for (const s of crdSchemas(crd)) this.#fromCrds.set(`${s.group}/${s.version}/${s.kind}`, checkedSchema(s));
+  }
+
+  /** The validator of an item's kind, or undefined when there is none; a CRD that does not compile is a finding. */
+  #validator(o: KubeObject, key: string, out: SchemaFinding[]): Validator | undefined {
+    if (this.#compiled.has(key)) return this.#compiled.get(key);
+    let v: Validator | undefined;
+    const crd = this.#fromCrds.get(key);
+    if (crd) {
+      this.#compile ??= runtimeCompiler();
       try {
-        data = o.data;
+        v = this.#compile(crd);
       } catch (e) {
-        out.push({ rule: 'schema', message: `${o.id}: ${(e as Error).message}`, object: o });
-        continue;
-      }
-      if (v(data)) continue;
-      // airshipctl's config kinds are read by airshipctl, never applied, and its CRDs drift
-      const lenient = o.group === 'airshipit.org';
-      const note = lenient ? " (airshipctl's published CRD; airshipctl reads this document itself, so this is a warning)" : '';
-      const seen = new Set<string>();
-      for (const e of v.errors ?? []) {
-        const path = segments(e.instancePath);
-        if (e.keyword === 'additionalProperties') {
-          const extra = String(e.params?.additionalProperty);
-          const p = [...path, extra];
-          const k = 'u' + dotted(p);
-          if (seen.has(k)) continue;
-          seen.add(k);
-          out.push({
-            rule: 'schema-unknown-field',
-            message: `${o.id}: unknown field "${extra}"${path.length ? ` in ${dotted(path)}` : ''}: the ${o.kind} ${o.apiVersion} schema has no such field (the API server would drop it); remove it or fix its spelling${note}`,
-            object: o,
-            lenient,
-            field: dotted(p),
-            path: p,
-          });
-          continue;
-        }
-        if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
-        const k = 's' + dotted(path);
-        if (seen.has(k)) continue;
-        seen.add(k);
         out.push({
           rule: 'schema',
-          message: `${o.id}: ${dotted(path) || '(root)'} ${describe(e, data, path)} (schema ${o.kind} ${o.apiVersion})${note}`,
+          message: `the CRD for ${key} does not compile to a schema (${(e as Error).message}); its items are not checked`,
           object: o,
-          lenient,
-          field: dotted(path) || undefined,
-          path,
         });
       }
-    }
+    } else if (BUILTIN_KEYS[key]) v = builtinValidator(BUILTIN_KEYS[key]!);
+    this.#compiled.set(key, v);
+    return v;
   }
-  if (opts.ambiguous) for (const o of items) out.push(...ambiguousScalars(o));
-  return out;
+
+  /** Findings of one item; `data` undefined: the item could not be read (`error` says why). */
+  check(o: KubeObject, head: { apiVersion: string; kind: string; group: string }, data: Obj | undefined, error?: string): SchemaFinding[] {
+    const out: SchemaFinding[] = [];
+    if (!head.kind || this.skipKinds.has(head.kind)) return out;
+    const v = this.#validator(o, `${head.apiVersion}/${head.kind}`, out);
+    if (!v) return out;
+    if (!data) {
+      out.push({ rule: 'schema', message: `${o.id}: ${error ?? 'item is not a YAML mapping'}`, object: o });
+      return out;
+    }
+    if (v(data)) return out;
+    // airshipctl's config kinds are read by airshipctl, never applied, and its CRDs drift
+    const lenient = head.group === 'airshipit.org';
+    const note = lenient ? " (airshipctl's published CRD; airshipctl reads this document itself, so this is a warning)" : '';
+    const seen = new Set<string>();
+    for (const e of v.errors ?? []) {
+      const f = schemaFinding(o, e, data, note);
+      if (!f || seen.has(f.rule + '|' + (f.field ?? ''))) continue;
+      seen.add(f.rule + '|' + (f.field ?? ''));
+      out.push({ ...f, lenient });
+    }
+    return out;
+  }
+}
+
+/** One ajv error as a finding, or undefined for what the API server would accept. */
+function schemaFinding(o: KubeObject, e: AjvError, data: Obj, note: string): SchemaFinding | undefined {
+  const path = segments(e.instancePath);
+  if (e.keyword === 'additionalProperties') {
+    const extra = String(e.params?.additionalProperty);
+    if (PATCH_DIRECTIVE.test(extra)) return undefined;
+    const p = [...path, extra];
+    const where = path.length ? ` in ${dotted(path)}` : '';
+    return {
+      rule: 'schema-unknown-field',
+      message: `${o.id}: unknown field "${extra}"${where}: the ${o.kind} ${o.apiVersion} schema has no such field (the API server would drop it); remove it or fix its spelling${note}`,
+      object: o,
+      field: dotted(p),
+      path: p,
+    };
+  }
+  if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') return undefined;
+  // null is "not set": the API server prunes null values of fields that are not nullable
+  if (e.keyword !== 'required' && valueAt(data, path) === null) return undefined;
+  return {
+    rule: 'schema',
+    message: `${o.id}: ${dotted(path) || '(root)'} ${describe(e, data, path)} (schema ${o.kind} ${o.apiVersion})${note}`,
+    object: o,
+    field: dotted(path) || undefined,
+    path,
+  };
 }
 
 function valueAt(data: unknown, path: (string | number)[]): unknown {
@@ -164,8 +154,16 @@ function valueAt(data: unknown, path: (string | number)[]): unknown {
   return v;
 }
 
-/** Kubernetes IANA_SVC_NAME, the pattern of named ports in the core kinds (k8s-schemas.mjs). */
+/** Kubernetes IANA_SVC_NAME, the pattern of named ports in the core kinds (scripts/k8s-core-schemas.mjs). */
 const PORT_NAME = '^(?!.*--)(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+
+/**
+ * A value of the input as messages show it: the one place that decides (values of sensitive
+ * fields may be described by type and length instead).
+ */
+function shownValue(v: unknown): string {
+  return JSON.stringify(v) ?? String(v);
+}
 
 function describe(e: AjvError, data: unknown, path: (string | number)[]): string {
   const p = e.params ?? {};
@@ -173,11 +171,11 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
     case 'required':
       return `is missing required field "${String(p.missingProperty)}": add it`;
     case 'enum':
-      return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}, found ${JSON.stringify(valueAt(data, path))}`;
+      return `must be one of ${(p.allowedValues as unknown[]).map((v) => shownValue(v)).join(', ')}, found ${shownValue(valueAt(data, path))}`;
     case 'type': {
       const v = valueAt(data, path);
       const found =
-        v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a mapping' : `${typeof v} ${JSON.stringify(v)}`;
+        v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a mapping' : `${typeof v} ${shownValue(v)}`;
       // `integer,null`: null means "not set" and needs no mention
       const types = String(p.type)
         .split(',')
@@ -192,7 +190,7 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
     }
     case 'pattern':
       if (p.pattern === PORT_NAME)
-        return `must be a port number or a port name (up to 15 lowercase letters, digits and "-", at least one letter, as the container port's name), found ${JSON.stringify(valueAt(data, path))}: fix the value or name the container port`;
+        return `must be a port number or a port name (up to 15 lowercase letters, digits and "-", at least one letter, as the container port's name), found ${shownValue(valueAt(data, path))}: fix the value or name the container port`;
       return `does not match the pattern ${String(p.pattern)}: fix the value`;
     default:
       return `${e.message ?? 'is invalid'}`;
@@ -230,7 +228,7 @@ function popTo(stack: { indent: number; key: string | number }[], c: number): vo
  * sequence entry that starts on a line (value undefined), then for the line's `key: value` or
  * `- value`, skipping comments and the bodies of block scalars. Text only (no parse): flow collections are not entered.
  */
-export function walkLines(
+function walkLines(
   body: string,
   visit: (i: number, path: (string | number)[], value: string | undefined) => boolean | undefined | void,
 ): void {
@@ -333,6 +331,34 @@ export function lineOfPath(o: KubeObject, path: readonly (string | number)[]): n
 }
 
 /** Plain scalars YAML 1.1 and YAML 1.2 (Go yaml.v3, kyaml, JSON schema tools) read differently. */
+const BOOL_WORD = /^(y|yes|on|n|no|off)$/i;
+const OCTAL = /^[-+]?0[0-7]+$/;
+/**
+ * Permission fields (`defaultMode: 0644`, `items[].mode`): Kubernetes' own examples write them in
+ * octal, and every Kubernetes tool reads them so (kubectl, kustomize and kpt read YAML with Go,
+ * which takes a leading 0 as octal); quoting would make them strings the schema refuses.
+ */
+const PERMISSION_FIELD = /^(?:defaultMode|mode)$/;
+
+/** How YAML 1.1 and 1.2 readers take a plain value, and the fix that is valid for it. */
+function ambiguityAdvice(v: string): string {
+  if (BOOL_WORD.test(v))
+    return [
+      `YAML 1.1 (kubectl, yaml.v2) reads it as ${/^(y|yes|on)$/i.test(v) ? 'true' : 'false'}`,
+      `YAML 1.2 (kustomize kyaml, yaml.v3) as the string "${v}"; quote it ("${v}") or write true/false`,
+    ].join(', ');
+  if (OCTAL.test(v)) {
+    const octal = parseInt(v, 8);
+    return [
+      `YAML 1.1 and Go's YAML readers (kubectl, kustomize) read it as octal ${octal}, strict YAML 1.2 readers as decimal ${parseInt(v, 10)}`,
+      `write ${octal} (what Kubernetes reads) where the field is a number, or quote it ("${v}") where it is a string`,
+    ].join('; ');
+  }
+  const reading = v.includes('_') ? `the number ${v.replace(/_/g, '')}` : 'a base-60 number';
+  return `YAML 1.1 reads it as ${reading}, YAML 1.2 as the string "${v}"; quote it ("${v}")`;
+}
+
+/** Plain scalars YAML 1.1 and YAML 1.2 (Go yaml.v3, kyaml, JSON schema tools) read differently. */
 export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
   const out: SchemaFinding[] = [];
   const body = o.body;
@@ -341,16 +367,10 @@ export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
     if (value === undefined || value === '' || /^[|>][-+0-9]*(\s+#.*)?$/.test(value)) return;
     const v = stripComment(value);
     if (!AMBIGUOUS.test(v)) return;
-    const reading = /^(y|yes|on|n|no|off)$/i.test(v)
-      ? `YAML 1.1 (kubectl, yaml.v2) reads it as ${/^(y|yes|on)$/i.test(v) ? 'true' : 'false'}, YAML 1.2 (kustomize kyaml, yaml.v3) as the string "${v}"`
-      : /^[-+]?0[0-7]+$/.test(v)
-        ? `YAML 1.1 reads it as octal ${parseInt(v, 8)}, YAML 1.2 as decimal ${parseInt(v, 10)}`
-        : v.includes('_')
-          ? `YAML 1.1 reads it as the number ${v.replace(/_/g, '')}, YAML 1.2 as the string "${v}"`
-          : `YAML 1.1 reads it as a base-60 number, YAML 1.2 as the string "${v}"`;
+    if (OCTAL.test(v) && PERMISSION_FIELD.test(String(path[path.length - 1]))) return;
     out.push({
       rule: 'yaml-ambiguous',
-      message: `${o.id}: ${dotted(path)}: plain value ${v} is ambiguous: ${reading}; quote it ("${v}")${/^(y|yes|on|n|no|off)$/i.test(v) ? ' or write true/false' : ''}`,
+      message: `${o.id}: ${dotted(path)}: plain value ${v} is ambiguous: ${ambiguityAdvice(v)}`,
       object: o,
       field: dotted(path),
       path,

@@ -1,4 +1,4 @@
-/** Regression tests for the bugs a review found (each fails before its fix). */
+/** Edge cases of the rules: spec.now, kustomization namespaces, host identity across namespaces and documents, DaemonSet capacity, block scalars, where a profile was asked for, BMC default ports, certificate day counts, credentials in BMC addresses. */
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +22,7 @@ async function cli(argv: string[]): Promise<{ code: number; err: string }> {
   const code = await runValidate(argv, { out: () => undefined, err: (s) => (err += s) });
   return { code, err };
 }
-const tmp = mkdtempSync(join(tmpdir(), 'iv-fix-'));
+const tmp = mkdtempSync(join(tmpdir(), 'iv-edge-'));
 
 describe('spec.now', () => {
   it('the CLI exits non-zero on a spec.now that is not a time, naming the field', async () => {

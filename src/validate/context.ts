@@ -1,0 +1,240 @@
+/**
+ * What every rule family shares: severities and the findings list, the index of the input
+ * (by kind, by identity, by kind and name), and the count of work done. Rules find objects only
+ * through the index, so a scan inside a loop shows as work growing faster than the input
+ * (tests count it: test/validate-work.test.ts).
+ */
+import { isRecord, type KubeObject, loadYaml } from '../krm/index.js';
+import { RULES } from './rules.js';
+import type { AnalyseOptions, Finding, FindingPlace, IntentValidateSpec, Severity } from './types.js';
+
+export type Tree = Record<string, unknown>;
+
+/** An item's identity and metadata, read from its parsed tree (the object's own header is not parsed again). */
+export interface Head {
+  apiVersion: string;
+  kind: string;
+  /** API group: `metal3.io` of `metal3.io/v1alpha1`, '' for core */
+  group: string;
+  name: string;
+  namespace?: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+}
+
+/** Label and annotation maps as Kubernetes reads them: every value a string. */
+function stringMap(v: unknown): Record<string, string> {
+  if (!isRecord(v)) return {};
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(v)) out[k] = val === null || val === undefined ? '' : typeof val === 'string' ? val : String(val);
+  return out;
+}
+
+/** The head of an item from its tree, or from the object when the tree could not be read. */
+export function headOf(o: KubeObject, tree: Tree | undefined): Head {
+  if (!tree) {
+    try {
+      return {
+        apiVersion: o.apiVersion,
+        kind: o.kind,
+        group: o.group,
+        name: o.name,
+        namespace: o.namespace,
+        labels: o.labels,
+        annotations: o.annotations,
+      };
+    } catch {
+      return { apiVersion: '', kind: '', group: '', name: '', labels: {}, annotations: {} };
+    }
+  }
+  const md = isRecord(tree.metadata) ? tree.metadata : {};
+  const apiVersion = typeof tree.apiVersion === 'string' ? tree.apiVersion : '';
+  const slash = apiVersion.indexOf('/');
+  const ns = md.namespace;
+  return {
+    apiVersion,
+    kind: typeof tree.kind === 'string' ? tree.kind : '',
+    group: slash < 0 ? '' : apiVersion.slice(0, slash),
+    name: md.name === undefined || md.name === null ? '' : String(md.name),
+    namespace: ns === undefined || ns === null || ns === '' ? undefined : String(ns),
+    labels: stringMap(md.labels),
+    annotations: stringMap(md.annotations),
+  };
+}
+
+const DEFAULT_SEVERITY = new Map(RULES.map((r) => [r.id, r.severity]));
+
+/** Compiles `Kind/ns/name` patterns with `*` into a matcher over an object. */
+export function objectMatcher(patterns: string[] | undefined): (kind: string, ns: string | undefined, name: string) => boolean {
+  const res = (patterns ?? []).map((p) => {
+    const parts = p.split('/');
+    const rx = (s: string): RegExp => new RegExp('^' + s.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*') + '$');
+    if (parts.length === 1) return { name: rx(parts[0]!) };
+    if (parts.length === 2) return { kind: rx(parts[0]!), name: rx(parts[1]!) };
+    return { kind: rx(parts[0]!), ns: rx(parts[1]!), name: rx(parts.slice(2).join('/')) };
+  });
+  return (kind, ns, name) => res.some((r) => (!r.kind || r.kind.test(kind)) && (!r.ns || r.ns.test(ns ?? '')) && r.name.test(name));
+}
+
+/** `Kind|namespace|name`: one key for an object's identity in every index. */
+export function identityKey(kind: string, ns: string | undefined, name: string): string {
+  return `${kind}|${ns ?? ''}|${name}`;
+}
+
+/**
+ * An item's data, parsed for this analysis only (the object does not keep it: at fleet scale the
+ * parsed trees would cost ten times the input). Undefined, with the reader's message, when the
+ * item is not a YAML mapping.
+ */
+export function readTree(o: KubeObject): { tree?: Tree; error?: string } {
+  try {
+    const v = loadYaml(o.body);
+    if (isRecord(v)) return { tree: v };
+  } catch {
+    // the object's own reader words the error (file, line, column)
+  }
+  try {
+    return { tree: o.data };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+export class RuleContext {
+  readonly findings: Finding[] = [];
+  readonly #objects: readonly KubeObject[];
+  readonly #items: KubeObject[] = [];
+  readonly #heads = new Map<KubeObject, Head>();
+  /** the analysis time (ms), and whether spec.now could be read */
+  readonly now: number;
+  readonly nowValid: boolean;
+  readonly external: (kind: string, ns: string | undefined, name: string) => boolean;
+  readonly #byKind = new Map<string, KubeObject[]>();
+  readonly #ofKind = new Map<string, KubeObject[]>();
+  readonly #present = new Set<string>();
+  #named: Set<string> | undefined;
+  #grouped: Set<string> | undefined;
+  readonly #work: Map<string, number> | undefined;
+  readonly #partial: Set<KubeObject>;
+
+  constructor(
+    objects: readonly KubeObject[],
+    readonly spec: IntentValidateSpec,
+    readonly opts: AnalyseOptions & { work?: Map<string, number> } = {},
+  ) {
+    this.#work = opts.work;
+    this.#partial = new Set(opts.partial);
+    this.#objects = objects;
+    this.external = objectMatcher(spec.references?.external);
+    this.now = spec.now !== undefined ? Date.parse(spec.now) : Date.now();
+    this.nowValid = Number.isFinite(this.now);
+  }
+
+  /** Adds an item (with its head) to the index; the pass calls it once per item, in input order. */
+  index(o: KubeObject, head: Head): void {
+    this.#items.push(o);
+    this.#heads.set(o, head);
+    const list = this.#byKind.get(head.kind);
+    if (list) list.push(o);
+    else this.#byKind.set(head.kind, [o]);
+    this.#present.add(identityKey(head.kind, head.namespace, head.name));
+  }
+
+  /** The head of an indexed item. */
+  head(o: KubeObject): Head {
+    return this.#heads.get(o) ?? headOf(o, undefined);
+  }
+
+  /** Every object the analysis was given, Kptfile included (the pass reads them). */
+  get objects(): readonly KubeObject[] {
+    return this.#objects;
+  }
+
+  /** Every item but the Kptfile, in input order (counted: a loop over every item is work). */
+  get items(): readonly KubeObject[] {
+    this.count('items handed out', this.#items.length);
+    return this.#items;
+  }
+
+  /** The severity a rule reports at (spec.rules over the default), or undefined when it is off. */
+  severity(rule: string): Severity | undefined {
+    const s = this.spec.rules?.[rule]?.severity ?? DEFAULT_SEVERITY.get(rule);
+    return s === 'off' || s === false || s === undefined ? undefined : s;
+  }
+
+  on(rule: string): boolean {
+    return this.severity(rule) !== undefined;
+  }
+
+  /** Adds a finding at the rule's severity (capped at `atMost` when given); nothing when the rule is off. */
+  report(rule: string, message: string, place: FindingPlace = {}, atMost?: 'warning' | 'info'): void {
+    let s = this.severity(rule);
+    if (s && atMost && (s === 'error' || atMost === 'info')) s = atMost;
+    if (s) this.findings.push({ rule, severity: s, message, ...place });
+  }
+
+  /** Adds `n` to a work counter (what tests count instead of timing). */
+  count(what: string, n = 1): void {
+    if (this.#work) this.#work.set(what, (this.#work.get(what) ?? 0) + n);
+  }
+
+  /** The items of a kind (and API group), computed once: every call counts the items it hands out. */
+  ofKind(kind: string, group?: string): readonly KubeObject[] {
+    const key = `${kind}|${group ?? '*'}`;
+    let list = this.#ofKind.get(key);
+    if (!list) {
+      const all = this.#byKind.get(kind) ?? [];
+      list = group === undefined ? all : all.filter((o) => this.head(o).group === group);
+      this.#ofKind.set(key, list);
+    }
+    this.count('items handed out', list.length);
+    return list;
+  }
+
+  /** Whether an object of this kind, namespace and name is in the input (or declared external). */
+  exists(kind: string, ns: string | undefined, name: string): boolean {
+    this.count('lookups');
+    return this.#present.has(identityKey(kind, ns, name)) || this.external(kind, ns, name);
+  }
+
+  /** Whether an object of this API group, kind, namespace and name is in the input (external ones not counted). */
+  existsInGroup(kind: string, group: string, ns: string | undefined, name: string): boolean {
+    this.count('lookups');
+    if (!this.#grouped) {
+      this.#grouped = new Set();
+      for (const h of this.#heads.values()) this.#grouped.add(`${h.group}|${identityKey(h.kind, h.namespace, h.name)}`);
+    }
+    return this.#grouped.has(`${group}|${identityKey(kind, ns, name)}`);
+  }
+
+  /** Whether an object of this kind and name is in the input in any namespace (or declared external). */
+  existsAnywhere(kind: string, name: string): boolean {
+    this.count('lookups');
+    if (!this.#named) {
+      this.#named = new Set();
+      for (const h of this.#heads.values()) this.#named.add(`${h.kind}|${h.name}`);
+    }
+    return this.#named.has(`${kind}|${name}`) || this.external(kind, undefined, name);
+  }
+
+  /** A patch (kustomize patches, `$patch: delete`): no required-field, reference or duplicate checks. */
+  isPartial(o: KubeObject): boolean {
+    return this.#partial.has(o);
+  }
+
+  markPartial(o: KubeObject): void {
+    this.#partial.add(o);
+  }
+
+  /** Where an object lives, for messages: the caller's answer, else its config.kubernetes.io/path. */
+  locate(o: KubeObject): string | undefined {
+    return this.opts.locate ? this.opts.locate(o) : o.file()?.path;
+  }
+}
+
+/** One family of rules: sees each item once with its parsed tree, then checks across items. */
+export interface RuleFamily {
+  /** `tree` undefined: the item is not a YAML mapping (`error` says why) */
+  visit?(o: KubeObject, head: Head, tree: Tree | undefined, error?: string): void;
+  finish?(): void | Promise<void>;
+}
