@@ -152,7 +152,7 @@ describe('intent-validate e2e: kpt', () => {
     const out = r.stdout + r.stderr;
     // the line in hosts.yaml itself, less the annotation lines kpt adds to the item
     expect(out).toContain(
-      'error: BareMetalHost/site/node1: BMC credentials Secret site/node1-bmc-typo referenced by BareMetalHost/site/node1 is not in the input: add the Secret (same namespace) or fix spec.bmc.credentialsName [reference] (hosts.yaml:11)',
+      'hosts.yaml:11: error: BareMetalHost/site/node1: BMC credentials Secret site/node1-bmc-typo referenced by BareMetalHost/site/node1 is not in the input: add the Secret (same namespace) or fix spec.bmc.credentialsName [reference]',
     );
     expect(out).toContain('1 error(s), 0 warning(s), 0 info');
   });
@@ -171,7 +171,7 @@ describe('intent-validate e2e: kpt', () => {
     // without --fn-config kpt sends an empty ConfigMap: every rule at its default
     const bare = run('kpt', ['fn', 'eval', '--exec', bundle, dir], work);
     expect(bare.status).not.toBe(0);
-    expect(bare.stdout + bare.stderr).toContain('(hosts.yaml:11)');
+    expect(bare.stdout + bare.stderr).toContain('hosts.yaml:11: error: ');
     expect(bare.stdout + bare.stderr).not.toContain('ConfigMap is not accepted');
   });
 });

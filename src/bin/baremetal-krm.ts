@@ -3,6 +3,7 @@
  * intent-validate on files (pre-commit hook, CI); `report <sites...>` reports across sites.
  */
 import { FLEET_HELP, runFleet } from '../cli/fleet.js';
+import { PLAN_HELP, runPlan } from '../cli/plan.js';
 import { runValidate, VALIDATE_HELP } from '../cli/validate.js';
 import { REPORT_HELP, reportMain } from '../report/cli.js';
 import { RENDER_HELP, runRender } from '../cli/render.js';
@@ -12,7 +13,9 @@ const HELP = `baremetal-krm <command> [options]
 Commands:
   validate [--config FILE] FILE|FOLDER...   validate bare-metal intent in YAML files (intent-validate rules)
   report [options] SITE...           one report across many sites: certificates, hardware, divergence,
-                                     workloads, security, capacity (text, json, markdown, html)
+                                     workloads, security, capacity (text, json, markdown, html, sarif, junit)
+  plan [options] BASE HEAD           what a change does to the fleet (deprovision, power off, ...);
+  plan [options] --git RANGE [PATH]  both sides from git commits
   render SITE --out DIR              kpt fn render the package SITE and flatten it into DIR, the folder Flux applies
   fleet sites [ROOT] [--changed A..B] the site packages of a fleet repository (those a change touches), as a CI matrix
   help [command]                     this help, or a command's
@@ -26,6 +29,7 @@ const COMMANDS: Record<
 > = {
   validate: { run: runValidate, help: VALIDATE_HELP },
   report: { run: (argv, io) => reportMain(argv, io), help: REPORT_HELP },
+  plan: { run: runPlan, help: PLAN_HELP },
   render: { run: runRender, help: RENDER_HELP },
   fleet: { run: runFleet, help: FLEET_HELP },
 };

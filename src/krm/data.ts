@@ -30,3 +30,18 @@ export function scalarText(v: unknown): string | undefined {
 export function nonEmptyText(v: unknown): string | undefined {
   return typeof v === 'string' ? (v === '' ? undefined : v) : typeof v === 'number' ? String(v) : undefined;
 }
+
+/** Deep equality of plain data (maps compared by keys whatever their order, lists by position). */
+export function sameData(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((x, i) => sameData(x, bb[i]));
+  }
+  const ka = Object.keys(a);
+  const bo = b as Record<string, unknown>;
+  if (ka.length !== Object.keys(bo).length) return false;
+  return ka.every((k) => Object.hasOwn(bo, k) && sameData((a as Record<string, unknown>)[k], bo[k]));
+}

@@ -1,7 +1,7 @@
 /** The baremetal-krm KRM runtime: what every function imports. */
 export { KubeObject, KrmError, ANN, EMIT_OPTIONS, type Path, type ResourceRef, type Json } from './kube-object.js';
 export { Context, GENERATED_BY, LOCATION_ANNOTATION, type Desired, type ReconcileOptions } from './context.js';
-export { Results, formatResult, type Result, type Severity, type ResultOptions } from './results.js';
+export { Results, formatLine, formatResult, type FindingLine, type Result, type Severity, type ResultOptions } from './results.js';
 export {
   main,
   runFunction,
@@ -19,6 +19,6 @@ export { fastLoad, loadYaml } from './fast-yaml.js';
 export { schemaReference, schemaMarkdown, type JsonSchema } from './schema-doc.js';
 export { lazy, yamlLib, PARSE_OPTIONS } from './lazy.js';
 export { compareStrings } from './compare.js';
-export { dig, dotted, isRecord, nonEmptyText, scalarText } from './data.js';
+export { dig, dotted, isRecord, nonEmptyText, sameData, scalarText } from './data.js';
 export { splitStream, indentItem } from './scan.js';
 export { YAML11_TRUE, YAML11_FALSE, YAML11_NULL, YAML11_SPECIAL_FLOAT, YAML11_ONLY_BOOL, isYaml11Word, wordsPattern } from './yaml11.js';

@@ -153,12 +153,29 @@ export async function runFunction<Spec>(
     }
     results.list.push(...ctx.results.list);
   }
+  let reportOnly = '';
   if (parsed.functionConfig?.annotations[REPORT_ONLY] === 'true') {
-    for (const r of results.list) if (r.severity === 'error') r.severity = 'warning';
+    const errors = results.list.filter((r) => r.severity === 'error');
+    for (const r of errors) r.severity = 'warning';
+    reportOnly = `report-only: ${errors.length} error(s) reported as warnings; ${writtenSummary(parsed.items, items)}\n`;
   }
   const out = finish(writeOutput(parsed, items, results.list), results.list);
+  // report-only keeps the exit code 0 whatever happened: say what the output holds
+  out.stderr += reportOnly;
   if (internal) out.stderr += internal + '\n';
   return out;
+}
+
+/** What a run wrote, compared with its input: `wrote nothing (...)` or `wrote 2 new, 1 changed item(s)`. */
+function writtenSummary(before: readonly KubeObject[], after: readonly KubeObject[]): string {
+  const was = new Set(before);
+  const now = new Set(after);
+  const added = after.filter((o) => !was.has(o)).length;
+  const changed = after.filter((o) => was.has(o) && o.changed).length;
+  const removed = before.filter((o) => !now.has(o)).length;
+  if (added + changed + removed === 0) return 'wrote nothing: the output items are the input items, unchanged';
+  const parts = [added && `${added} new`, changed && `${changed} changed`, removed && `${removed} removed`].filter(Boolean);
+  return `wrote ${parts.join(', ')} item(s)`;
 }
 
 function finish(output: string, results: Result[]): RunOutput {

@@ -198,5 +198,17 @@ describe('report-only', () => {
     const r = await runFunction(identity, resourceList(['apiVersion: v1\nkind: A\nmetadata:\n  name: x\nbad: [1, 2\n'], cfg));
     expect(r.results.map((x) => x.severity)).toEqual(['warning']);
     expect(r.exitCode).toBe(0);
+    // the exit code says nothing, so stderr says that nothing was written
+    expect(r.stderr).toContain(
+      'report-only: 1 error(s) reported as warnings; wrote nothing: the output items are the input items, unchanged',
+    );
+  });
+
+  it('says what it wrote when the run succeeds', async () => {
+    const cfg =
+      'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nmetadata:\n  annotations:\n    baremetal-krm.dev/report-only: "true"\n';
+    const r = await runFunction(identity, resourceList(['apiVersion: v1\nkind: A\nmetadata:\n  name: x\n'], cfg));
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toBe('report-only: 0 error(s) reported as warnings; wrote nothing: the output items are the input items, unchanged\n');
   });
 });

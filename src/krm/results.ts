@@ -63,7 +63,26 @@ export class Results {
   }
 }
 
-/** One line per result, for stderr: `error: Kind/name spec.x: message [rule] (file:line)`. */
+/** What one printed finding holds: where (file and line, when known), how bad, what, which rule. */
+export interface FindingLine {
+  file?: string;
+  line?: number;
+  severity: string;
+  message: string;
+  rule?: string;
+}
+
+/**
+ * The one line format every command prints a finding in, the GNU/GCC form that CI problem
+ * matchers read: `file:line: severity: message [rule]` (`file: ...` without a line, just
+ * `severity: ...` without a file).
+ */
+export function formatLine(f: FindingLine): string {
+  const where = f.file ? `${f.file}${f.line !== undefined ? `:${f.line}` : ''}: ` : '';
+  return `${where}${f.severity}: ${f.message}${f.rule ? ` [${f.rule}]` : ''}`;
+}
+
+/** A result as one line for stderr: `file:line: error: Kind/name spec.x: message [rule]`. */
 export function formatResult(r: Result): string {
   const where: string[] = [];
   const id = r.resourceRef
@@ -72,8 +91,12 @@ export function formatResult(r: Result): string {
   // messages that already start with the object (or name the field) are not prefixed again
   if (id && !r.message.startsWith(id)) where.push(id);
   if (r.field && !r.message.includes(r.field.path)) where.push(r.field.path);
-  let s = `${r.severity}: ${where.length ? where.join(' ') + ': ' : ''}${r.message}`;
-  if (r.tags?.rule) s += ` [${r.tags.rule}]`;
-  if (r.file) s += ` (${r.file.path}${r.tags?.line ? ':' + r.tags.line : ''})`;
-  return s;
+  const line = r.tags?.line !== undefined && /^\d+$/.test(r.tags.line) ? Number(r.tags.line) : undefined;
+  return formatLine({
+    file: r.file?.path,
+    line: r.file ? line : undefined,
+    severity: r.severity,
+    message: `${where.length ? where.join(' ') + ': ' : ''}${r.message}`,
+    rule: r.tags?.rule,
+  });
 }

@@ -186,165 +186,225 @@ function certStatus(c: { notBefore: string; notAfter: string; daysLeft: number }
   return 'ok';
 }
 
-export async function buildReport(sites: readonly Site[], opts: ReportOptions): Promise<Report> {
-  const now = Date.parse(opts.now);
-  const warnDays = opts.intent.certificates?.warnDays ?? 30;
-  const spec: IntentValidateSpec = {
-    ...opts.intent,
-    now: opts.now,
-    rules: {
-      schema: { severity: 'off' },
-      'schema-unknown-field': { severity: 'off' },
-      'yaml-ambiguous': { severity: 'off' },
-      ...opts.intent.rules,
-    },
-  };
+/** Where an object of a site is written: its file (relative to the site) and first line. */
+interface Located {
+  file?: string;
+  line?: number;
+}
 
-  const summaries: SiteSummary[] = [];
-  const certificates: CertificateRow[] = [];
-  const hosts: HostRow[] = [];
-  const security: SecurityRow[] = [];
-  const capacity: CapacityRow[] = [];
-  const inputs: SiteInput[] = [];
-  const workloadMap = new Map<string, { kind: string; name: string; namespace?: string; versions: Map<string, string> }>();
-  let errors = 0;
-  let capacityFindings = 0;
+function locate(site: Site, o: KubeObject | undefined): Located {
+  if (!o) return {};
+  const file = site.files.get(o);
+  const out: Located = {};
+  if (file !== undefined) out.file = file;
+  if (file !== undefined && o.sourceLine !== undefined) out.line = o.sourceLine;
+  return out;
+}
 
-  for (const site of sites) {
-    const a: Analysis = await analyse(site.objects, spec);
-    const fileOf = new Map<string, string>();
-    for (const [o, f] of site.files) fileOf.set(`${o.kind}|${o.namespace ?? ''}|${o.name}`, f);
+/** What every site adds to the report, gathered site by site. */
+interface Gathered {
+  summaries: SiteSummary[];
+  certificates: CertificateRow[];
+  hosts: HostRow[];
+  security: SecurityRow[];
+  capacity: CapacityRow[];
+  inputs: SiteInput[];
+  workloads: Map<string, { kind: string; name: string; namespace?: string; versions: Map<string, string> }>;
+  errors: number;
+  capacityFindings: number;
+}
 
-    for (const c of a.facts.certificates) {
-      const row: CertificateRow = {
-        site: site.name,
-        resource: resId(c.resource),
-        field: c.field + (c.index > 0 ? `[${c.index}]` : ''),
-        subject: c.subject,
-        issuer: c.issuer,
-        notBefore: c.notBefore,
-        notAfter: c.notAfter,
-        daysLeft: c.daysLeft,
-        status: certStatus(c, now, warnDays),
-      };
-      const file = fileOf.get(`${c.resource.kind}|${c.resource.namespace ?? ''}|${c.resource.name}`) ?? c.file;
-      if (file) row.file = file;
-      certificates.push(row);
+function siteCertificates(site: Site, a: Analysis, now: number, warnDays: number): CertificateRow[] {
+  const byId = new Map<string, KubeObject>();
+  for (const o of site.objects) byId.set(`${o.kind}|${o.namespace ?? ''}|${o.name}`, o);
+  return a.facts.certificates.map((c) => {
+    const row: CertificateRow = {
+      site: site.name,
+      resource: resId(c.resource),
+      field: c.field + (c.index > 0 ? `[${c.index}]` : ''),
+      subject: c.subject,
+      issuer: c.issuer,
+      notBefore: c.notBefore,
+      notAfter: c.notAfter,
+      daysLeft: c.daysLeft,
+      status: certStatus(c, now, warnDays),
+    };
+    const at = locate(site, byId.get(`${c.resource.kind}|${c.resource.namespace ?? ''}|${c.resource.name}`));
+    const file = at.file ?? c.file;
+    if (file) row.file = file;
+    if (at.line !== undefined) row.line = at.line;
+    return row;
+  });
+}
+
+/** Findings by rule, the error count and the security rows of one site. */
+function siteFindings(site: Site, a: Analysis, g: Gathered): Record<string, number> {
+  const rules: Record<string, number> = {};
+  for (const f of a.findings) {
+    rules[f.rule] = (rules[f.rule] ?? 0) + 1;
+    if (f.severity === 'error') g.errors++;
+    if (f.rule === 'capacity-hosts' || f.rule === 'capacity-resources') g.capacityFindings++;
+    if (!SECURITY_RULES.has(f.rule)) continue;
+    const row: SecurityRow = { site: site.name, rule: f.rule, severity: f.severity, message: f.message };
+    if (f.object) row.resource = resId(f.object.ref());
+    if (f.field) row.field = f.field;
+    const at = locate(site, f.object);
+    if (at.file !== undefined) row.file = at.file;
+    if (at.line !== undefined) row.line = f.line ?? at.line;
+    g.security.push(row);
+  }
+  return Object.fromEntries(Object.entries(rules).sort((x, y) => cmp(x[0], y[0])));
+}
+
+/** Capacity of the roles of intent.capacity (requests need their nodeSelector). */
+function configuredCapacity(site: Site, a: Analysis, opts: ReportOptions): CapacityRow[] {
+  const configured = opts.intent.capacity?.roles ?? [];
+  return a.facts.roles.map((r) => {
+    const members = a.facts.hosts.filter((h) => r.hosts.includes(h.name));
+    const row: CapacityRow = {
+      site: site.name,
+      role: r.name,
+      hosts: r.hosts.length,
+      wanted: r.wanted,
+      hostsWithoutInventory: members.filter((h) => h.hardware?.cpuCount === undefined || h.hardware?.ramMiB === undefined).length,
+      over: false,
+    };
+    if (r.cpuCapacity !== undefined) row.cpuAvailable = r.cpuCapacity;
+    if (r.memoryCapacityMiB !== undefined) row.memoryAvailableMiB = r.memoryCapacityMiB;
+    const roleCfg = configured.find((c) => c.name === r.name);
+    if (roleCfg?.nodeSelector && Object.keys(roleCfg.nodeSelector).length > 0) {
+      row.cpuRequested = r.cpuRequested;
+      row.memoryRequestedMiB = r.memoryRequestedMiB;
     }
+    const enough = r.domains !== undefined ? r.domains >= r.wanted : r.hosts.length >= r.wanted;
+    row.over =
+      !enough ||
+      (row.cpuAvailable !== undefined && (row.cpuRequested ?? 0) > row.cpuAvailable) ||
+      (row.memoryAvailableMiB !== undefined && (row.memoryRequestedMiB ?? 0) > row.memoryAvailableMiB);
+    return row;
+  });
+}
 
-    const siteHosts = a.facts.hosts.map((h) => hostRow(site, h, opts.roleLabel));
-    hosts.push(...siteHosts);
-
-    const rules: Record<string, number> = {};
-    for (const f of a.findings) {
-      rules[f.rule] = (rules[f.rule] ?? 0) + 1;
-      if (f.severity === 'error') errors++;
-      if (f.rule === 'capacity-hosts' || f.rule === 'capacity-resources') capacityFindings++;
-      if (!SECURITY_RULES.has(f.rule)) continue;
-      const row: SecurityRow = { site: site.name, rule: f.rule, severity: f.severity, message: f.message };
-      if (f.object) row.resource = resId(f.object.ref());
-      if (f.field) row.field = f.field;
-      security.push(row);
+/** Without intent.capacity.roles: hosts grouped by the role label with their summed hardware. */
+function capacityByRole(site: Site, a: Analysis, opts: ReportOptions): CapacityRow[] {
+  const byRole = new Map<string, HostFact[]>();
+  for (const h of a.facts.hosts) {
+    const role = h.labels[opts.roleLabel] ?? '(no role)';
+    byRole.set(role, [...(byRole.get(role) ?? []), h]);
+  }
+  return [...byRole].map(([role, list]) => {
+    const known = list.filter((h) => h.hardware?.cpuCount !== undefined && h.hardware?.ramMiB !== undefined);
+    const row: CapacityRow = { site: site.name, role, hosts: list.length, hostsWithoutInventory: list.length - known.length, over: false };
+    if (known.length > 0) {
+      row.cpuAvailable = known.reduce((s, h) => s + h.hardware!.cpuCount!, 0);
+      row.memoryAvailableMiB = known.reduce((s, h) => s + h.hardware!.ramMiB!, 0);
     }
+    return row;
+  });
+}
 
-    // capacity: the roles of intent.capacity when configured (requests need their nodeSelector),
-    // otherwise hosts grouped by the role label with their summed hardware
-    const configured = opts.intent.capacity?.roles ?? [];
-    if (configured.length > 0) {
-      for (const r of a.facts.roles) {
-        const members = a.facts.hosts.filter((h) => r.hosts.includes(h.name));
-        const row: CapacityRow = {
-          site: site.name,
-          role: r.name,
-          hosts: r.hosts.length,
-          wanted: r.wanted,
-          hostsWithoutInventory: members.filter((h) => h.hardware?.cpuCount === undefined || h.hardware?.ramMiB === undefined).length,
-          over: false,
-        };
-        if (r.cpuCapacity !== undefined) row.cpuAvailable = r.cpuCapacity;
-        if (r.memoryCapacityMiB !== undefined) row.memoryAvailableMiB = r.memoryCapacityMiB;
-        const roleCfg = configured.find((c) => c.name === r.name);
-        if (roleCfg?.nodeSelector && Object.keys(roleCfg.nodeSelector).length > 0) {
-          row.cpuRequested = r.cpuRequested;
-          row.memoryRequestedMiB = r.memoryRequestedMiB;
-        }
-        const enough = r.domains !== undefined ? r.domains >= r.wanted : r.hosts.length >= r.wanted;
-        row.over =
-          !enough ||
-          (row.cpuAvailable !== undefined && (row.cpuRequested ?? 0) > row.cpuAvailable) ||
-          (row.memoryAvailableMiB !== undefined && (row.memoryRequestedMiB ?? 0) > row.memoryAvailableMiB);
-        capacity.push(row);
-      }
-    } else {
-      const byRole = new Map<string, HostFact[]>();
-      for (const h of a.facts.hosts) {
-        const role = h.labels[opts.roleLabel] ?? '(no role)';
-        byRole.set(role, [...(byRole.get(role) ?? []), h]);
-      }
-      for (const [role, list] of byRole) {
-        const known = list.filter((h) => h.hardware?.cpuCount !== undefined && h.hardware?.ramMiB !== undefined);
-        const row: CapacityRow = {
-          site: site.name,
-          role,
-          hosts: list.length,
-          hostsWithoutInventory: list.length - known.length,
-          over: false,
-        };
-        if (known.length > 0) {
-          row.cpuAvailable = known.reduce((s, h) => s + h.hardware!.cpuCount!, 0);
-          row.memoryAvailableMiB = known.reduce((s, h) => s + h.hardware!.ramMiB!, 0);
-        }
-        capacity.push(row);
-      }
+function gatherWorkloads(site: Site, g: Gathered): void {
+  for (const o of site.objects) {
+    const group = WORKLOAD_KINDS[o.kind];
+    if (group === undefined || o.group !== group) continue;
+    const key = `${o.kind}|${o.namespace ?? ''}|${o.name}`;
+    let w = g.workloads.get(key);
+    if (!w) {
+      w = { kind: o.kind, name: o.name, versions: new Map() };
+      if (o.namespace) w.namespace = o.namespace;
+      g.workloads.set(key, w);
     }
+    w.versions.set(site.name, redactString(workloadVersion(o) ?? '?').text);
+  }
+}
 
-    for (const o of site.objects) {
-      const group = WORKLOAD_KINDS[o.kind];
-      if (group === undefined || o.group !== group) continue;
-      const key = `${o.kind}|${o.namespace ?? ''}|${o.name}`;
-      let w = workloadMap.get(key);
-      if (!w) {
-        w = { kind: o.kind, name: o.name, versions: new Map() };
-        if (o.namespace) w.namespace = o.namespace;
-        workloadMap.set(key, w);
-      }
-      w.versions.set(site.name, redactString(workloadVersion(o) ?? '?').text);
-    }
-
-    const hostObjects = new Map<KubeObject, Record<string, string | number | undefined>>();
-    for (const h of a.facts.hosts) {
-      const r = siteHosts.find((x) => x.name === h.name && x.kind === h.kind && x.namespace === h.namespace)!;
-      hostObjects.set(h.object, {
-        model: r.manufacturer || r.model ? `${r.manufacturer ?? '?'} ${r.model ?? '?'}` : undefined,
-        cpu: r.cpuCount !== undefined ? `${r.cpuCount}x ${r.cpuArch ?? '?'}` : undefined,
-        ramMiB: r.ramMiB,
-        disks: r.disks.length ? r.disks.join(', ') : undefined,
-        nics: r.hardwareSource ? r.nicCount : undefined,
-        bios: r.biosVersion,
-        profiles: r.profiles.length ? r.profiles.map((p) => `${p.name}: ${p.matched ? 'matched' : 'mismatch'}`).join(', ') : undefined,
-      });
-    }
-    inputs.push({ name: site.name, objects: site.objects, hosts: a.facts.hosts, hostFields: hostObjects });
-
-    summaries.push({
-      name: site.name,
-      source: site.source,
-      mode: site.mode,
-      objects: site.objects.length,
-      hosts: a.facts.hosts.length,
-      certificates: a.facts.certificates.length,
-      encryptedDocuments: site.objects.filter((o) => isObj(safe(o)?.sops)).length,
-      findings: { ...a.counts },
-      rules: Object.fromEntries(Object.entries(rules).sort((x, y) => cmp(x[0], y[0]))),
-      skipped: [...site.skipped],
+/** The hardware summary of each host, compared with it in divergence. */
+function hostFields(a: Analysis, siteHosts: HostRow[]): Map<KubeObject, Record<string, string | number | undefined>> {
+  const out = new Map<KubeObject, Record<string, string | number | undefined>>();
+  for (const h of a.facts.hosts) {
+    const r = siteHosts.find((x) => x.name === h.name && x.kind === h.kind && x.namespace === h.namespace)!;
+    out.set(h.object, {
+      model: r.manufacturer || r.model ? `${r.manufacturer ?? '?'} ${r.model ?? '?'}` : undefined,
+      cpu: r.cpuCount !== undefined ? `${r.cpuCount}x ${r.cpuArch ?? '?'}` : undefined,
+      ramMiB: r.ramMiB,
+      disks: r.disks.length ? r.disks.join(', ') : undefined,
+      nics: r.hardwareSource ? r.nicCount : undefined,
+      bios: r.biosVersion,
+      profiles: r.profiles.length ? r.profiles.map((p) => `${p.name}: ${p.matched ? 'matched' : 'mismatch'}`).join(', ') : undefined,
     });
   }
+  return out;
+}
 
-  const siteNames = sites.map((s) => s.name);
+/**
+ * Hosts an airshipctl host catalogue (VariableCatalogue `hosts.m3.<node>`) names that no
+ * BareMetalHost or inventory of the site has yet: they are hosts of the site too (their
+ * BareMetalHosts are generated at render time).
+ */
+function catalogueOnlyHosts(site: Site, known: readonly HostRow[], roleLabel: string): HostRow[] {
+  const names = new Set(known.map((h) => h.name));
+  const out: HostRow[] = [];
+  for (const o of site.objects) {
+    if (o.kind !== 'VariableCatalogue' || o.group !== 'airshipit.org') continue;
+    const groups = safe(o)?.hosts;
+    if (!isObj(groups)) continue;
+    for (const members of Object.values(groups)) {
+      if (!isObj(members)) continue;
+      for (const [node, h] of Object.entries(members)) {
+        if (names.has(node) || !isObj(h)) continue;
+        names.add(node);
+        const row: HostRow = {
+          site: site.name,
+          name: node,
+          kind: 'host catalogue',
+          disks: [],
+          diskCount: 0,
+          nicCount: 0,
+          profiles: [],
+          profileStatus: 'none',
+        };
+        const role = isObj(h.labels) ? str(h.labels[roleLabel]) : undefined;
+        if (role) row.role = role;
+        Object.assign(row, locate(site, o));
+        out.push(row);
+      }
+    }
+  }
+  return out;
+}
+
+async function gatherSite(site: Site, spec: IntentValidateSpec, opts: ReportOptions, g: Gathered): Promise<void> {
+  const now = Date.parse(opts.now);
+  const a: Analysis = await analyse(site.objects, spec);
+  g.certificates.push(...siteCertificates(site, a, now, opts.intent.certificates?.warnDays ?? 30));
+  const siteHosts = a.facts.hosts.map((h) => Object.assign(hostRow(site, h, opts.roleLabel), locate(site, h.object)));
+  const catalogued = catalogueOnlyHosts(site, siteHosts, opts.roleLabel);
+  g.hosts.push(...siteHosts, ...catalogued);
+  const rules = siteFindings(site, a, g);
+  g.capacity.push(...((opts.intent.capacity?.roles ?? []).length > 0 ? configuredCapacity(site, a, opts) : capacityByRole(site, a, opts)));
+  gatherWorkloads(site, g);
+  g.inputs.push({ name: site.name, objects: site.objects, hosts: a.facts.hosts, hostFields: hostFields(a, siteHosts) });
+  const summary: SiteSummary = {
+    name: site.name,
+    source: site.source,
+    mode: site.mode,
+    objects: site.objects.length,
+    hosts: a.facts.hosts.length + catalogued.length,
+    certificates: a.facts.certificates.length,
+    encryptedDocuments: site.objects.filter((o) => isObj(safe(o)?.sops)).length,
+    findings: { ...a.counts },
+    rules,
+    skipped: [...site.skipped],
+  };
+  if (catalogued.length) summary.catalogueOnlyHosts = catalogued.length;
+  if (site.notes.length) summary.notes = [...site.notes];
+  g.summaries.push(summary);
+}
+
+function sortRows(g: Gathered, siteNames: string[]): HardwareMix[] {
   const siteIndex = new Map(siteNames.map((n, i) => [n, i]));
   const bySite = (a: { site: string }, b: { site: string }): number => siteIndex.get(a.site)! - siteIndex.get(b.site)!;
-
-  certificates.sort(
+  g.certificates.sort(
     (a, b) =>
       a.daysLeft - b.daysLeft ||
       bySite(a, b) ||
@@ -353,8 +413,8 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
       cmp(a.field, b.field) ||
       cmp(a.subject, b.subject),
   );
-  hosts.sort((a, b) => bySite(a, b) || cmp(a.role ?? '~', b.role ?? '~') || cmp(a.name, b.name) || cmp(a.kind, b.kind));
-  security.sort(
+  g.hosts.sort((a, b) => bySite(a, b) || cmp(a.role ?? '~', b.role ?? '~') || cmp(a.name, b.name) || cmp(a.kind, b.kind));
+  g.security.sort(
     (a, b) =>
       bySite(a, b) ||
       cmp(a.rule, b.rule) ||
@@ -363,20 +423,21 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
       cmp(a.field, b.field) ||
       cmp(a.message, b.message),
   );
-  capacity.sort((a, b) => bySite(a, b) || cmp(a.role, b.role));
-
+  g.capacity.sort((a, b) => bySite(a, b) || cmp(a.role, b.role));
   const mixMap = new Map<string, HardwareMix>();
-  for (const h of hosts) {
+  for (const h of g.hosts) {
     const model = h.manufacturer || h.model ? `${h.manufacturer ?? '?'} ${h.model ?? '?'}` : 'unknown';
     const k = `${h.site}|${model}`;
     const m = mixMap.get(k);
     if (m) m.hosts++;
     else mixMap.set(k, { site: h.site, model, hosts: 1 });
   }
-  const mix = [...mixMap.values()].sort((a, b) => bySite(a, b) || cmp(a.model, b.model));
+  return [...mixMap.values()].sort((a, b) => bySite(a, b) || cmp(a.model, b.model));
+}
 
+function workloadRows(g: Gathered, siteNames: string[], opts: ReportOptions): WorkloadRow[] {
   const siteRes = siteNames.map((n) => (n.length >= 3 ? new RegExp(n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g') : undefined));
-  const workloads: WorkloadRow[] = [...workloadMap.values()]
+  return [...g.workloads.values()]
     .map((w) => {
       const versions: WorkloadRow['versions'] = [];
       const masked = new Set<string | null>();
@@ -390,43 +451,67 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
       return row;
     })
     .sort((a, b) => cmp(a.kind, b.kind) || cmp(a.namespace ?? '', b.namespace ?? '') || cmp(a.name, b.name));
+}
 
-  const div = divergence(inputs, {
+function thresholds(g: Gathered, divergent: number, opts: ReportOptions): Threshold[] {
+  const counts: Record<ThresholdName, number> = {
+    'expired-certs': g.certificates.filter((c) => c.status === 'expired').length,
+    'expiring-certs': g.certificates.filter((c) => c.status === 'expiring').length,
+    'unencrypted-secrets': g.security.filter((s) => s.rule === 'encryption').length,
+    'insecure-bmc': g.security.filter((s) => s.rule === 'insecure-tls' || s.rule === 'plain-http-bmc').length,
+    divergence: divergent,
+    'unmatched-hosts': g.hosts.filter((h) => h.profileStatus === 'mismatch' || h.profileStatus === 'no-inventory').length,
+    'over-capacity': Math.max(g.capacityFindings, g.capacity.filter((c) => c.over).length),
+    errors: g.errors,
+  };
+  return THRESHOLDS.map((name) => ({ name, broken: opts.failOn.includes(name) && counts[name] > 0, count: counts[name] }));
+}
+
+export async function buildReport(sites: readonly Site[], opts: ReportOptions): Promise<Report> {
+  const spec: IntentValidateSpec = {
+    ...opts.intent,
+    now: opts.now,
+    rules: {
+      schema: { severity: 'off' },
+      'schema-unknown-field': { severity: 'off' },
+      'yaml-ambiguous': { severity: 'off' },
+      ...opts.intent.rules,
+    },
+  };
+  const g: Gathered = {
+    summaries: [],
+    certificates: [],
+    hosts: [],
+    security: [],
+    capacity: [],
+    inputs: [],
+    workloads: new Map(),
+    errors: 0,
+    capacityFindings: 0,
+  };
+  for (const site of sites) await gatherSite(site, spec, opts, g);
+  const siteNames = sites.map((s) => s.name);
+  const mix = sortRows(g, siteNames);
+  const div = divergence(g.inputs, {
     reference: opts.reference,
     roleLabel: opts.roleLabel,
     ignoreFields: opts.ignoreFields,
     ignoreValues: opts.ignoreValues,
     defaultIgnores: opts.defaultIgnores,
   });
-
-  const counts: Record<ThresholdName, number> = {
-    'expired-certs': certificates.filter((c) => c.status === 'expired').length,
-    'expiring-certs': certificates.filter((c) => c.status === 'expiring').length,
-    'unencrypted-secrets': security.filter((s) => s.rule === 'encryption').length,
-    'insecure-bmc': security.filter((s) => s.rule === 'insecure-tls' || s.rule === 'plain-http-bmc').length,
-    divergence: div.length,
-    'unmatched-hosts': hosts.filter((h) => h.profileStatus === 'mismatch' || h.profileStatus === 'no-inventory').length,
-    'over-capacity': Math.max(capacityFindings, capacity.filter((c) => c.over).length),
-    errors,
-  };
-  const thresholds: Threshold[] = THRESHOLDS.map((name) => ({
-    name,
-    broken: opts.failOn.includes(name) && counts[name] > 0,
-    count: counts[name],
-  }));
-
   const report: Report = {
     apiVersion: REPORT_API_VERSION,
     kind: REPORT_KIND,
-    now: new Date(now).toISOString().replace('.000Z', 'Z'),
-    sites: summaries,
-    certificates,
-    hardware: { hosts, mix },
+    now: new Date(Date.parse(opts.now)).toISOString().replace('.000Z', 'Z'),
+    sites: g.summaries,
+    certificates: g.certificates,
+    hardware: { hosts: g.hosts, mix },
     divergence: div,
-    workloads,
-    security,
-    capacity,
-    thresholds,
+    workloads: workloadRows(g, siteNames, opts),
+    security: g.security,
+    capacity: g.capacity,
+    thresholds: thresholds(g, div.length, opts),
+    failOn: [...opts.failOn],
   };
   if (opts.reference) report.reference = opts.reference;
   return report;

@@ -13,6 +13,9 @@ import { loadSite, parseSiteArg, SiteError, type Site } from './load.js';
 import { REPORT_API_VERSION, REPORT_KIND, type Report } from './model.js';
 import { renderHtml } from './render-html.js';
 import { renderMarkdown, renderText } from './render-text.js';
+import { REPORT_TOOL, reportFindings } from './findings.js';
+import { toJUnit } from '../cli/junit.js';
+import { toSarif } from '../cli/sarif.js';
 
 export const REPORT_HELP = `baremetal-krm report [options] SITE...
 
@@ -27,7 +30,8 @@ kustomization.yaml (built with \`kubectl kustomize\` first; KUBECTL overrides th
 Name a site with NAME=PATH; the default name is the folder or file name.
 
 Options:
-  --format text|json|markdown|html   output (default text); json follows the documented schema
+  --format FORMAT                    text (default), json (the documented schema), markdown, html,
+                                     sarif (SARIF 2.1.0) or junit (JUnit XML) for CI
   --output FILE                      write there instead of stdout
   --reference NAME                   compare every site against this one
   --fail-on LIST                     exit 1 when one of these is found (comma-separated):
@@ -144,6 +148,12 @@ export function render(report: Report, format: string, maxRows: number): string 
       return renderMarkdown(report);
     case 'html':
       return renderHtml(report);
+    case 'sarif':
+      return toSarif(REPORT_TOOL, reportFindings(report));
+    case 'junit': {
+      const findings = reportFindings(report);
+      return toJUnit(REPORT_TOOL, findings, [...new Set(findings.map((f) => f.file).filter((f): f is string => f !== undefined))]);
+    }
     default:
       return renderText(report, { maxRows });
   }
@@ -169,8 +179,8 @@ export async function reportMain(
     const one = (k: string): string | undefined => args.options.get(k)?.at(-1);
     const cfg = one('config') ? readConfig(one('config')!) : {};
     format = one('format') ?? 'text';
-    if (!['text', 'json', 'markdown', 'md', 'html'].includes(format))
-      throw new UsageError(`--format ${format}: use text, json, markdown or html`);
+    if (!['text', 'json', 'markdown', 'md', 'html', 'sarif', 'junit'].includes(format))
+      throw new UsageError(`--format ${format}: use text, json, markdown, html, sarif or junit`);
     const nowText = one('now') ?? process.env.BAREMETAL_KRM_NOW ?? cfg.intent?.now ?? new Date().toISOString();
     if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(nowText) || Number.isNaN(Date.parse(nowText)))
       throw new UsageError(`--now ${nowText}: use an RFC 3339 time such as 2024-01-31T00:00:00Z`);
@@ -227,7 +237,9 @@ export async function reportMain(
     io.err(`baremetal-krm report: --reference ${opts.reference} is not one of the sites (${[...names].join(', ')})\n`);
     return 2;
   }
-  for (const s of sites) for (const sk of s.skipped) io.err(`baremetal-krm report: site ${s.name}: skipped ${sk}\n`);
+  for (const s of sites) {
+    for (const line of [...s.skipped, ...s.notes]) io.err(`${line}\n`);
+  }
 
   const report = await buildReport(sites, opts);
   const text = render(report, format, maxRows);

@@ -120,112 +120,111 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** Identities and flattened values of one site. */
-function siteIndex(
-  site: SiteInput,
-  opts: DivergenceOptions,
-  patterns: Pattern[],
-  multiNs: ReadonlySet<string>,
-): Map<string, { kind: string; name: string; flat: Flat }> {
-  const out = new Map<string, { kind: string; name: string; flat: Flat }>();
-  const siteRe = opts.ignoreValues.includes('site-name') && site.name.length >= 3 ? new RegExp(escapeRe(site.name), 'g') : undefined;
-  const mask = (s: string): string => {
-    let t = s;
-    if (opts.ignoreValues.includes('mac')) t = t.replace(MAC, '<mac>');
-    if (opts.ignoreValues.includes('ip')) t = t.replace(IPV4, '<ip>').replace(IPV6, '<ip>');
-    if (siteRe) t = t.replace(siteRe, '<site>');
-    return t;
-  };
+/** How one site's values are masked and which fields are ignored. */
+interface Flattener {
+  mask: (s: string) => string;
   /** named list items are matched by name with the site's own name masked: `[name=<site>-workers]` */
-  const maskKey = (k: string): string => (siteRe ? k.replace(siteRe, '<site>') : k);
+  maskKey: (k: string) => string;
+  patterns: Pattern[];
+}
 
-  const flatten = (o: KubeObject, data: unknown, extra: Record<string, string | number | undefined> | undefined): Flat => {
-    const values = new Map<string, { cmp: string; show: string }>();
-    const kind = o.kind;
-    const isSecret = kind === 'Secret' && o.apiVersion === 'v1';
-    const ignored = (path: string[]): boolean => patterns.some((p) => (!p.kind || p.kind === kind) && matches(p.segs, path));
-    const put = (path: string[], show: string, cmp: string): void => {
-      values.set(pathText(path), { cmp, show });
-    };
-    const visit = (v: unknown, path: string[], hidden: boolean): void => {
-      if (path.length > 0 && ignored(path)) return;
-      if (path.length === 2 && path[0] === 'metadata' && path[1] === 'name') return;
-      if (hidden) {
-        // presence only, whatever the type: a number, a list or a map under `password` is a secret too
-        const s =
-          typeof v === 'string' && v.trimStart().startsWith('ENC[') ? '(encrypted)' : v === null || v === '' ? JSON.stringify(v) : '(set)';
-        put(path, s, s);
-        return;
-      }
-      if (typeof v === 'string') {
-        const r = redactString(v);
-        if (r.redacted) {
-          put(path, r.text, r.text);
-          return;
-        }
-        put(path, JSON.stringify(r.text), JSON.stringify(mask(r.text)));
-        return;
-      }
-      if (typeof v !== 'object' || v === null) {
-        const s = JSON.stringify(v);
-        put(path, s, s);
-        return;
-      }
-      if (Array.isArray(v)) {
-        if (v.length === 0) {
-          put(path, '[]', '[]');
-          return;
-        }
-        const named = v.every((x) => isObj(x) && (typeof x.name === 'string' || typeof x.id === 'string'));
-        const keys = named ? v.map((x) => String((x as Obj).name ?? (x as Obj).id)) : [];
-        if (named && new Set(keys).size === keys.length) {
-          v.forEach((x, i) => {
-            const item = x as Obj;
-            const seg = `[${item.name !== undefined ? 'name' : 'id'}=${maskKey(keys[i]!)}]`;
-            // env-style items: `{name: DB_PASSWORD, value: ...}` hide their value
-            const secretItem = isSensitiveKey(keys[i]!);
-            if (ignored([...path, seg])) return;
-            for (const [k, y] of Object.entries(item))
-              visitField(item, k, y, [...path, seg], hidden || (secretItem && k !== 'name' && k !== 'id'));
-            if (Object.keys(item).length === 0) put([...path, seg], '{}', '{}');
-          });
-          // order of named items matters for plans; record it
-          const order = JSON.stringify(keys);
-          put([...path, '(order)'], order, JSON.stringify(keys.map((k) => mask(maskKey(k)))));
-          return;
-        }
-        if (v.every((x) => typeof x !== 'object' || x === null)) {
-          const shown = v.map((x) => (typeof x === 'string' ? redactString(x).text : x));
-          put(path, JSON.stringify(shown), JSON.stringify(shown.map((x) => (typeof x === 'string' ? mask(x) : x))));
-          return;
-        }
-        v.forEach((x, i) => visit(x, [...path, `[${i}]`], hidden));
-        return;
-      }
-      const entries = Object.entries(v as Obj);
-      if (entries.length === 0) {
-        put(path, '{}', '{}');
-        return;
-      }
-      for (const [k, x] of entries) visitField(v as Obj, k, x, path, hidden);
-    };
-    const visitField = (_parent: Obj, k: string, x: unknown, path: string[], hidden: boolean): void => {
-      const hide = hidden || (isSecret && path.length === 0 && (k === 'data' || k === 'stringData')) || isSensitiveKey(k);
-      visit(x, [...path, k], hide);
-    };
-    visit(data, [], false);
-    if (extra)
-      for (const [k, v] of Object.entries(extra)) {
-        if (v === undefined) continue;
-        const path = ['hardware', k];
-        if (ignored(path)) continue;
-        const s = JSON.stringify(v);
-        put(path, s, s);
-      }
-    return { values };
+function flattener(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]): Flattener {
+  const siteRe = opts.ignoreValues.includes('site-name') && site.name.length >= 3 ? new RegExp(escapeRe(site.name), 'g') : undefined;
+  return {
+    mask: (s) => {
+      let t = s;
+      if (opts.ignoreValues.includes('mac')) t = t.replace(MAC, '<mac>');
+      if (opts.ignoreValues.includes('ip')) t = t.replace(IPV4, '<ip>').replace(IPV6, '<ip>');
+      if (siteRe) t = t.replace(siteRe, '<site>');
+      return t;
+    },
+    maskKey: (k) => (siteRe ? k.replace(siteRe, '<site>') : k),
+    patterns,
   };
+}
 
-  // hosts: identity by role and profile
+/** One object's values by path, masked for comparing and redacted for showing. */
+function flatten(f: Flattener, o: KubeObject, data: unknown, extra: Record<string, string | number | undefined> | undefined): Flat {
+  const values = new Map<string, { cmp: string; show: string }>();
+  const kind = o.kind;
+  const isSecret = kind === 'Secret' && o.apiVersion === 'v1';
+  const ignored = (path: string[]): boolean => f.patterns.some((p) => (!p.kind || p.kind === kind) && matches(p.segs, path));
+  const put = (path: string[], show: string, cmp: string): void => {
+    values.set(pathText(path), { cmp, show });
+  };
+  const visitList = (v: unknown[], path: string[], hidden: boolean): void => {
+    if (v.length === 0) {
+      put(path, '[]', '[]');
+      return;
+    }
+    const named = v.every((x) => isObj(x) && (typeof x.name === 'string' || typeof x.id === 'string'));
+    const keys = named ? v.map((x) => String((x as Obj).name ?? (x as Obj).id)) : [];
+    if (named && new Set(keys).size === keys.length) {
+      v.forEach((x, i) => {
+        const item = x as Obj;
+        const seg = `[${item.name !== undefined ? 'name' : 'id'}=${f.maskKey(keys[i]!)}]`;
+        // env-style items: `{name: DB_PASSWORD, value: ...}` hide their value
+        const secretItem = isSensitiveKey(keys[i]!);
+        if (ignored([...path, seg])) return;
+        for (const [k, y] of Object.entries(item)) visitField(k, y, [...path, seg], hidden || (secretItem && k !== 'name' && k !== 'id'));
+        if (Object.keys(item).length === 0) put([...path, seg], '{}', '{}');
+      });
+      // order of named items matters for plans; record it
+      put([...path, '(order)'], JSON.stringify(keys), JSON.stringify(keys.map((k) => f.mask(f.maskKey(k)))));
+      return;
+    }
+    if (v.every((x) => typeof x !== 'object' || x === null)) {
+      const shown = v.map((x) => (typeof x === 'string' ? redactString(x).text : x));
+      put(path, JSON.stringify(shown), JSON.stringify(shown.map((x) => (typeof x === 'string' ? f.mask(x) : x))));
+      return;
+    }
+    v.forEach((x, i) => visit(x, [...path, `[${i}]`], hidden));
+  };
+  const visit = (v: unknown, path: string[], hidden: boolean): void => {
+    if (path.length > 0 && ignored(path)) return;
+    if (path.length === 2 && path[0] === 'metadata' && path[1] === 'name') return;
+    if (hidden) {
+      // presence only, whatever the type: a number, a list or a map under `password` is a secret too
+      const s =
+        typeof v === 'string' && v.trimStart().startsWith('ENC[') ? '(encrypted)' : v === null || v === '' ? JSON.stringify(v) : '(set)';
+      put(path, s, s);
+      return;
+    }
+    if (typeof v === 'string') {
+      const r = redactString(v);
+      if (r.redacted) put(path, r.text, r.text);
+      else put(path, JSON.stringify(r.text), JSON.stringify(f.mask(r.text)));
+      return;
+    }
+    if (typeof v !== 'object' || v === null) {
+      put(path, JSON.stringify(v), JSON.stringify(v));
+      return;
+    }
+    if (Array.isArray(v)) {
+      visitList(v, path, hidden);
+      return;
+    }
+    const entries = Object.entries(v as Obj);
+    if (entries.length === 0) {
+      put(path, '{}', '{}');
+      return;
+    }
+    for (const [k, x] of entries) visitField(k, x, path, hidden);
+  };
+  const visitField = (k: string, x: unknown, path: string[], hidden: boolean): void => {
+    const hide = hidden || (isSecret && path.length === 0 && (k === 'data' || k === 'stringData')) || isSensitiveKey(k);
+    visit(x, [...path, k], hide);
+  };
+  visit(data, [], false);
+  for (const [k, v] of Object.entries(extra ?? {})) {
+    if (v === undefined || ignored(['hardware', k])) continue;
+    put(['hardware', k], JSON.stringify(v), JSON.stringify(v));
+  }
+  return { values };
+}
+
+/** Hosts by role and profile: `host[role=worker,profile=worker]#2` is the second worker (by name). */
+function hostKeys(site: SiteInput, opts: DivergenceOptions): Map<KubeObject, string> {
   const hostKey = new Map<KubeObject, string>();
   const groups = new Map<string, HostFact[]>();
   for (const h of site.hosts) {
@@ -240,26 +239,41 @@ function siteIndex(
     list.sort((a, b) => compareStrings(a.name, b.name));
     list.forEach((h, i) => hostKey.set(h.object, `${g}#${i + 1}`));
   }
-  const secretOwner = new Map<string, string>();
+  return hostKey;
+}
+
+/** The Secrets a host references, as `<host> networkData Secret`, by `namespace/name`. */
+function secretOwners(site: SiteInput, hostKey: Map<KubeObject, string>): Map<string, string> {
+  const owners = new Map<string, string>();
+  const ref = (v: unknown): [unknown, unknown] => (isObj(v) ? [v.name, v.namespace] : [undefined, undefined]);
   for (const h of site.hosts) {
     if (h.kind !== 'BareMetalHost') continue;
     const key = hostKey.get(h.object)!;
     const spec = h.object.get('spec');
     if (!isObj(spec)) continue;
     const refs: [string, unknown, unknown][] = [
-      [
-        'networkData',
-        isObj(spec.networkData) ? spec.networkData.name : undefined,
-        isObj(spec.networkData) ? spec.networkData.namespace : undefined,
-      ],
-      ['userData', isObj(spec.userData) ? spec.userData.name : undefined, isObj(spec.userData) ? spec.userData.namespace : undefined],
-      ['metaData', isObj(spec.metaData) ? spec.metaData.name : undefined, isObj(spec.metaData) ? spec.metaData.namespace : undefined],
+      ['networkData', ...ref(spec.networkData)],
+      ['userData', ...ref(spec.userData)],
+      ['metaData', ...ref(spec.metaData)],
       ['bmc credentials', isObj(spec.bmc) ? spec.bmc.credentialsName : undefined, undefined],
     ];
     for (const [what, n, ns] of refs)
-      if (typeof n === 'string') secretOwner.set(`${typeof ns === 'string' ? ns : (h.namespace ?? '')}/${n}`, `${key} ${what} Secret`);
+      if (typeof n === 'string') owners.set(`${typeof ns === 'string' ? ns : (h.namespace ?? '')}/${n}`, `${key} ${what} Secret`);
   }
+  return owners;
+}
 
+/** Identities and flattened values of one site. */
+function siteIndex(
+  site: SiteInput,
+  opts: DivergenceOptions,
+  patterns: Pattern[],
+  multiNs: ReadonlySet<string>,
+): Map<string, { kind: string; name: string; flat: Flat }> {
+  const out = new Map<string, { kind: string; name: string; flat: Flat }>();
+  const f = flattener(site, opts, patterns);
+  const hostKey = hostKeys(site, opts);
+  const secretOwner = secretOwners(site, hostKey);
   const hostObjects = new Set(site.hosts.map((h) => h.object));
   for (const o of site.objects) {
     let id: string;
@@ -277,7 +291,7 @@ function siteIndex(
     } catch {
       continue;
     }
-    out.set(id, { kind: o.kind, name: o.name, flat: flatten(o, data, site.hostFields.get(o)) });
+    out.set(id, { kind: o.kind, name: o.name, flat: flatten(f, o, data, site.hostFields.get(o)) });
   }
   return out;
 }

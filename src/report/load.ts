@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
-import { KubeObject } from '../krm/index.js';
+import { formatLine, KubeObject, sameData } from '../krm/index.js';
 import { splitWithLines } from '../cli/files.js';
 import { followFluxPaths } from '../gitops/flux-paths.js';
 
@@ -22,6 +22,8 @@ export interface Site {
   files: Map<KubeObject, string>;
   /** documents that are not KRM objects or do not parse, as `file:line: message` */
   skipped: string[];
+  /** what the reader merged or could not merge: identical copies counted once, conflicting copies */
+  notes: string[];
 }
 
 export class SiteError extends Error {}
@@ -38,21 +40,33 @@ function listYaml(dir: string, root: string, out: string[]): void {
   }
 }
 
-function addStream(site: Site, text: string, file: string | undefined): void {
+/** A site's file as the command line reaches it (the site folder joined with the file), for messages. */
+function shownPath(site: Site, file: string | undefined): string {
+  if (file === undefined || site.mode !== 'folder') return site.source;
+  return join(site.source, file).split('\\').join('/');
+}
+
+function addStream(site: Site, text: string, file: string | undefined, lazy: boolean): void {
   for (const d of splitWithLines(text)) {
-    const where = `${file ?? site.source}:${d.line}`;
+    const skip = (message: string): void => {
+      site.skipped.push(
+        formatLine({ file: shownPath(site, file), line: d.line, severity: 'warning', message: `skipped: ${message}`, rule: 'input' }),
+      );
+    };
     let o: KubeObject;
     try {
       o = KubeObject.fromDocument(d.body);
       o.sourceLine = d.line;
-      // parse now: a broken document is reported once, here, not deep inside a rule
-      void o.data;
+      // parse now: a broken document is reported once, here, not deep inside a rule (lazy
+      // readers, the plan, parse only what they compare and then say which document is broken)
+      if (!lazy) void o.data;
+      else void o.kind;
     } catch (e) {
-      site.skipped.push(`${where}: does not parse as YAML (${(e as Error).message.split('\n')[0]})`);
+      skip(`does not parse as YAML (${(e as Error).message.split('\n')[0]})`);
       continue;
     }
     if (!o.kind || !o.apiVersion) {
-      site.skipped.push(`${where}: not a KRM object (no apiVersion/kind)`);
+      skip('not a KRM object (no apiVersion/kind)');
       continue;
     }
     if (o.isKptfile()) continue;
@@ -101,9 +115,9 @@ function fsError(name: string, path: string, e: unknown): SiteError {
   return new SiteError(`site ${name}: cannot read ${file} (${why}): fix or remove it, or pass the rendered YAML elsewhere`);
 }
 
-export function loadSite(name: string, path: string): Site {
+export function loadSite(name: string, path: string, opts: { lazy?: boolean } = {}): Site {
   try {
-    return loadSiteUnchecked(name, path);
+    return loadSiteUnchecked(name, path, opts.lazy ?? false);
   } catch (e) {
     if (e instanceof SiteError) throw e;
     if (e && typeof e === 'object' && 'code' in e) throw fsError(name, path, e);
@@ -111,10 +125,10 @@ export function loadSite(name: string, path: string): Site {
   }
 }
 
-function loadSiteUnchecked(name: string, path: string): Site {
+function loadSiteUnchecked(name: string, path: string, lazy: boolean): Site {
   if (!existsSync(path))
     throw new SiteError(`site ${name}: ${path} does not exist: pass a folder of rendered YAML, a YAML file or a kustomization folder`);
-  const site: Site = { name, source: path, mode: 'file', objects: [], files: new Map(), skipped: [] };
+  const site: Site = { name, source: path, mode: 'file', objects: [], files: new Map(), skipped: [], notes: [] };
   const st = statSync(path);
   if (st.isDirectory()) {
     if (KUSTOMIZATION_FILES.some((f) => existsSync(join(path, f)))) {
@@ -122,20 +136,87 @@ function loadSiteUnchecked(name: string, path: string): Site {
       // a rendered root applies its phases through Flux Kustomizations: follow them (what Flux applies)
       followFluxPaths(path, (dir) => {
         const before = site.objects.length;
-        addStream(site, kustomize(dir), undefined);
+        addStream(site, kustomize(dir), undefined, lazy);
         return site.objects.slice(before);
       });
+      siteRootCheck(site, path);
     } else {
       site.mode = 'folder';
       const files: string[] = [];
       listYaml(path, path, files);
       if (files.length === 0) throw new SiteError(`site ${name}: ${path} holds no .yaml/.yml file`);
-      for (const f of files) addStream(site, readFileSync(f, 'utf8'), relative(path, f).split('\\').join('/'));
+      for (const f of files) addStream(site, readFileSync(f, 'utf8'), relative(path, f).split('\\').join('/'), lazy);
     }
   } else {
     if (!['.yaml', '.yml', '.json'].includes(extname(path).toLowerCase()))
       throw new SiteError(`site ${name}: ${path} is not a .yaml/.yml file`);
-    addStream(site, readFileSync(path, 'utf8'), basename(path));
+    addStream(site, readFileSync(path, 'utf8'), basename(path), lazy);
   }
+  mergeCopies(site);
   return site;
+}
+
+/**
+ * The same object in two files of one site (a host generated into two phase folders) is one
+ * object: identical copies are counted once. Copies that differ are kept (intent-validate's
+ * duplicate rule names them) and said.
+ */
+function mergeCopies(site: Site): void {
+  const seen = new Map<string, KubeObject>();
+  const kept: KubeObject[] = [];
+  const where = (o: KubeObject): string => `${shownPath(site, site.files.get(o))}:${o.sourceLine ?? 1}`;
+  const note = (o: KubeObject, message: string): void => {
+    site.notes.push(
+      formatLine({ file: shownPath(site, site.files.get(o)), line: o.sourceLine ?? 1, severity: 'info', message, rule: 'duplicate' }),
+    );
+  };
+  for (const o of site.objects) {
+    const key = `${o.group}|${o.kind}|${o.namespace ?? ''}|${o.name}`;
+    const first = seen.get(key);
+    if (!first) {
+      seen.set(key, o);
+      kept.push(o);
+    } else if (first.body === o.body || sameData(first.data, o.data)) {
+      note(o, `${o.id} is identical to the copy at ${where(first)}: counted once`);
+      site.files.delete(o);
+    } else {
+      note(o, `${o.id} differs from the copy at ${where(first)}: both are kept; make them one`);
+      kept.push(o);
+    }
+  }
+  site.objects = kept;
+}
+
+/** Folders under `dir` (two levels) that hold a kustomization: the phase entry points of a site. */
+function entryPoints(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, depth: number): void => {
+    for (const e of readdirSync(d).sort()) {
+      const p = join(d, e);
+      if (e.startsWith('.') || !statSync(p).isDirectory()) continue;
+      if (KUSTOMIZATION_FILES.some((f) => existsSync(join(p, f)))) out.push(relative(dir, p).split('\\').join('/'));
+      if (depth < 2) walk(p, depth + 1);
+    }
+  };
+  walk(dir, 1);
+  return out;
+}
+
+/**
+ * An airshipctl site root: its kustomization lists only metadata.yaml, so it builds one
+ * ManifestMetadata and none of the site's manifests. Said, with the entry points to use instead.
+ */
+function siteRootCheck(site: Site, dir: string): void {
+  if (site.objects.length === 0 || !site.objects.every((o) => o.kind === 'ManifestMetadata' && o.group === 'airshipit.org')) return;
+  const phases = site.objects[0]!.get('spec.phase.path');
+  const points = entryPoints(dir);
+  throw new SiteError(
+    [
+      `site ${site.name}: ${dir} is an airshipctl site root: its kustomization builds only ManifestMetadata`,
+      typeof phases === 'string' ? ` (the phases are in ${phases})` : '',
+      ", none of the site's manifests. Pass the rendered output of its phases, or phase entry points",
+      points.length ? ` such as ${points.map((p) => join(dir, p)).join(', ')}` : '',
+      ' (NAME=PATH names them as one site each)',
+    ].join(''),
+  );
 }

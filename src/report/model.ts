@@ -18,7 +18,10 @@ export interface SiteSummary {
   source: string;
   mode: 'folder' | 'file' | 'kustomize';
   objects: number;
+  /** BareMetalHosts and inventories, plus hosts only the host catalogue names */
   hosts: number;
+  /** hosts an airshipctl host catalogue names that have no BareMetalHost or inventory yet */
+  catalogueOnlyHosts?: number;
   certificates: number;
   /** documents with sops metadata (encrypted at rest in Git) */
   encryptedDocuments: number;
@@ -27,6 +30,8 @@ export interface SiteSummary {
   /** intent-validate findings by rule id */
   rules: Record<string, number>;
   skipped: string[];
+  /** identical copies of an object in two files (counted once), or copies that differ */
+  notes?: string[];
 }
 
 export type CertStatus = 'expired' | 'expiring' | 'not-yet-valid' | 'ok';
@@ -34,7 +39,9 @@ export type CertStatus = 'expired' | 'expiring' | 'not-yet-valid' | 'ok';
 export interface CertificateRow {
   site: string;
   resource: ResourceId;
+  /** file relative to the site, and the first line of the document holding the certificate */
   file?: string;
+  line?: number;
   field: string;
   subject: string;
   issuer: string;
@@ -54,9 +61,13 @@ export interface HostProfile {
 export interface HostRow {
   site: string;
   name: string;
+  /** BareMetalHost, HardwareInventory, or `host catalogue` (a host only the catalogue names) */
   kind: string;
   namespace?: string;
   role?: string;
+  /** file relative to the site and first line of the host's document */
+  file?: string;
+  line?: number;
   /** where the hardware came from, or absent when the host has no inventory */
   hardwareSource?: string;
   manufacturer?: string;
@@ -120,6 +131,9 @@ export interface SecurityRow {
   resource?: ResourceId;
   field?: string;
   message: string;
+  /** file relative to the site and line */
+  file?: string;
+  line?: number;
 }
 
 export interface CapacityRow {
@@ -156,4 +170,6 @@ export interface Report {
   security: SecurityRow[];
   capacity: CapacityRow[];
   thresholds: Threshold[];
+  /** the thresholds --fail-on named (empty: nothing gates the report) */
+  failOn: string[];
 }

@@ -13,10 +13,13 @@ const esc = (s: string | number): string =>
 const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#b07aa1', '#76b7b2', '#edc948', '#ff9da7', '#9c755f', '#bab0ac', '#e15759'];
 const STATUS_COLOR: Record<string, string> = { expired: '#d62728', expiring: '#ff9f1c', 'not-yet-valid': '#9467bd', ok: '#2ca02c' };
 
+/** Classes of a text cell: bad/warn colours, and `word` for one short word that must never wrap ("expire|d"). */
 function cellClass(v: string): string {
-  if (v === 'expired' || v === 'OVER' || v.includes('MISMATCH') || v === '(missing)' || v === 'error') return ' class="bad"';
-  if (v === 'expiring' || v === 'warning' || v === 'yes' || v === 'not-yet-valid') return ' class="warn"';
-  return '';
+  const classes: string[] = [];
+  if (v === 'expired' || v === 'OVER' || v.includes('MISMATCH') || v === '(missing)' || v === 'error') classes.push('bad');
+  else if (v === 'expiring' || v === 'warning' || v === 'yes' || v === 'not-yet-valid') classes.push('warn');
+  if (v.length > 0 && v.length <= 24 && !/\s/.test(v)) classes.push('word');
+  return classes.length ? ` class="${classes.join(' ')}"` : '';
 }
 
 function htmlTable(id: string, t: Table): string {
@@ -127,13 +130,15 @@ nav{padding:6px 24px;background:#eaeef2}nav a{margin-right:14px;color:#0550ae;te
 main{padding:8px 24px 40px}section{margin-top:18px}h2{border-bottom:1px solid #d0d7de;padding-bottom:4px}
 ul.notes{margin:4px 0 8px;padding-left:18px;color:#444}
 table{border-collapse:collapse;margin:6px 0 14px;background:#fff;font-size:13px}
-th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top;max-width:520px;word-break:break-word}
+th,td{border:1px solid #d0d7de;padding:3px 8px;text-align:left;vertical-align:top;max-width:520px;overflow-wrap:break-word;word-break:normal;hyphens:none}
+td.word,td.num{white-space:nowrap}
 th{background:#f0f3f6;cursor:pointer;user-select:none;white-space:nowrap}
 th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}td.bad{background:#ffebe9;color:#a40e26;font-weight:600}td.warn{background:#fff8c5}
 .filter{margin:4px 0;padding:3px 6px;width:260px}
 .broken-banner{background:#ffebe9;border:1px solid #ff8182;padding:8px 12px;margin:10px 0;font-weight:600}
 .ok-banner{background:#dafbe1;border:1px solid #4ac26b;padding:8px 12px;margin:10px 0}
+.neutral-banner{background:#f6f8fa;border:1px solid #d0d7de;padding:8px 12px;margin:10px 0}
 .chart{background:#fff;border:1px solid #d0d7de;max-width:100%;height:auto}.lbl{font-size:12px;fill:#333}.in{font-size:11px;fill:#fff}
 .lane{stroke:#e1e4e8}.now{stroke:#555;stroke-dasharray:4 3}.legend{margin:4px 0 12px}.key{margin-right:12px;font-size:12px}
 .swatch{display:inline-block;width:10px;height:10px;margin-right:4px;border-radius:2px}.none{color:#777;font-style:italic}
@@ -170,6 +175,23 @@ const JS = `
 })();
 `;
 
+/**
+ * The verdict at the top: broken thresholds in red; expired certificates in red whatever the
+ * thresholds; green only when thresholds were set, none is broken and nothing has expired;
+ * without --fail-on, say that nothing gates the report.
+ */
+function banners(r: Report, broken: string[]): string {
+  const out = broken.map((b) => `<div class="broken-banner">${esc(b)}</div>`);
+  const expired = r.certificates.filter((c) => c.status === 'expired').length;
+  if (expired) out.push(`<div class="broken-banner">${esc(expired)} certificate(s) expired</div>`);
+  if (broken.length === 0) {
+    if (r.failOn.length === 0) out.push('<div class="neutral-banner">no thresholds set (--fail-on): nothing gates this report</div>');
+    else if (expired === 0) out.push(`<div class="ok-banner">no threshold broken (--fail-on ${esc(r.failOn.join(','))})</div>`);
+    else out.push(`<div class="neutral-banner">no --fail-on threshold broken (${esc(r.failOn.join(','))})</div>`);
+  }
+  return out.join('\n');
+}
+
 export function renderHtml(r: Report): string {
   const secs = sections(r);
   const broken = thresholdLines(r);
@@ -185,11 +207,7 @@ export function renderHtml(r: Report): string {
     `<header><h1>Cross-site report</h1><div>${esc(r.sites.length)} site(s) · evaluated at ${esc(r.now)}${r.reference ? ` · reference ${esc(r.reference)}` : ''}</div></header>`,
   );
   parts.push(`<nav>${secs.map((s) => `<a href="#${s.id}">${esc(s.title)}</a>`).join('')}</nav><main>`);
-  parts.push(
-    broken.length
-      ? broken.map((b) => `<div class="broken-banner">${esc(b)}</div>`).join('\n')
-      : '<div class="ok-banner">no threshold broken</div>',
-  );
+  parts.push(banners(r, broken));
   for (const s of secs) {
     parts.push(`<section id="${s.id}"><h2>${esc(s.title)}</h2>`);
     parts.push(`<ul class="notes">${s.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`);

@@ -49,11 +49,11 @@ export function renderText(r: Report, opts: { maxRows?: number } = {}): string {
 }
 
 /** HTML is live in GitHub/GitLab markdown: a resource named `<img onerror=...>` must stay text. */
-function mdHtml(s: string): string {
+export function mdHtml(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
-function mdCell(c: Cell): string {
+export function mdCell(c: Cell): string {
   return mdHtml(String(c)).replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>') || ' ';
 }
 

@@ -41,11 +41,8 @@ function divergenceValue(e: DivergenceEntry, site: string, v: string | null): st
   return v === null ? '(absent)' : v;
 }
 
-export function sections(r: Report): Section[] {
-  const siteNames = r.sites.map((s) => s.name);
-  const out: Section[] = [];
-
-  out.push({
+function sitesSection(r: Report): Section {
+  return {
     id: 'sites',
     title: 'Sites',
     notes: [`${r.sites.length} site(s), certificates evaluated at ${r.now}${r.reference ? `, reference site ${r.reference}` : ''}`],
@@ -68,14 +65,19 @@ export function sections(r: Report): Section[] {
         },
       },
     ],
-  });
+  };
+}
 
+function certificatesSection(r: Report): Section {
   const expired = r.certificates.filter((c) => c.status === 'expired').length;
   const expiring = r.certificates.filter((c) => c.status === 'expiring').length;
-  out.push({
+  return {
     id: 'certificates',
     title: 'Certificates',
-    notes: [`${r.certificates.length} certificate(s): ${expired} expired, ${expiring} expiring soon, sorted by days left`],
+    notes: [
+      `${r.certificates.length} certificate(s): ${expired} expired, ${expiring} expiring soon, sorted by days left`,
+      'days left: whole days until notAfter, negative once expired (-3: expired 3 days ago, as validate says)',
+    ],
     tables: [
       {
         table: {
@@ -95,89 +97,77 @@ export function sections(r: Report): Section[] {
         },
       },
     ],
-  });
+  };
+}
 
+function hostsTable(r: Report): Table {
+  return {
+    headers: ['site', 'host', 'role', 'vendor', 'model', 'CPU threads', 'arch', 'RAM GiB', 'disks', 'NICs', 'BIOS', 'profile', 'source'],
+    numeric: [5, 7, 9],
+    rows: r.hardware.hosts.map((h) => [
+      h.site,
+      h.name,
+      h.role ?? '',
+      h.manufacturer ?? '',
+      h.model ?? '',
+      h.cpuCount ?? '',
+      h.cpuArch ?? '',
+      gib(h.ramMiB),
+      h.disks.join(', '),
+      h.hardwareSource ? h.nicCount : '',
+      h.biosVersion ?? '',
+      h.profiles.length
+        ? h.profiles.map((p) => `${p.name} ${p.matched ? 'ok' : 'MISMATCH'}`).join(', ')
+        : h.profileStatus === 'none'
+          ? '(none)'
+          : h.profileStatus === 'unchecked'
+            ? `${h.requestedProfile} (not in the input)`
+            : '',
+      h.kind === 'host catalogue' ? '(host catalogue only)' : (h.hardwareSource ?? '(no inventory)'),
+    ]),
+  };
+}
+
+function hardwareSection(r: Report): Section {
   const unmatched = r.hardware.hosts.filter((h) => h.profileStatus === 'mismatch' || h.profileStatus === 'no-inventory');
   const noProfile = r.hardware.hosts.filter((h) => h.profileStatus === 'none').length;
+  const catalogued = r.hardware.hosts.filter((h) => h.kind === 'host catalogue').length;
   const overall = new Map<string, number>();
   for (const m of r.hardware.mix) overall.set(m.model, (overall.get(m.model) ?? 0) + m.hosts);
-  out.push({
-    id: 'hardware',
-    title: 'Hardware',
-    notes: [
-      `${r.hardware.hosts.length} host(s); ${unmatched.length} match none of their profiles, ${noProfile} have no profile`,
-      `overall: ${
-        [...overall]
-          .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-          .map(([m, n]) => `${n}x ${m}`)
-          .join(', ') || 'no hosts'
-      }`,
-    ],
-    tables: [
-      {
-        caption: 'Hosts',
-        table: {
-          headers: [
-            'site',
-            'host',
-            'role',
-            'vendor',
-            'model',
-            'CPU threads',
-            'arch',
-            'RAM GiB',
-            'disks',
-            'NICs',
-            'BIOS',
-            'profile',
-            'source',
-          ],
-          numeric: [5, 7, 9],
-          rows: r.hardware.hosts.map((h) => [
-            h.site,
-            h.name,
-            h.role ?? '',
-            h.manufacturer ?? '',
-            h.model ?? '',
-            h.cpuCount ?? '',
-            h.cpuArch ?? '',
-            gib(h.ramMiB),
-            h.disks.join(', '),
-            h.hardwareSource ? h.nicCount : '',
-            h.biosVersion ?? '',
-            h.profiles.length
-              ? h.profiles.map((p) => `${p.name} ${p.matched ? 'ok' : 'MISMATCH'}`).join(', ')
-              : h.profileStatus === 'none'
-                ? '(none)'
-                : h.profileStatus === 'unchecked'
-                  ? `${h.requestedProfile} (not in the input)`
-                  : '',
-            h.hardwareSource ?? '(no inventory)',
-          ]),
-        },
+  const mixText =
+    [...overall]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+      .map(([m, n]) => `${n}x ${m}`)
+      .join(', ') || 'no hosts';
+  const notes = [
+    `${r.hardware.hosts.length} host(s); ${unmatched.length} match none of their profiles, ${noProfile} have no profile`,
+    `overall: ${mixText}`,
+  ];
+  if (catalogued) notes.push(`${catalogued} host(s) only in a host catalogue (no BareMetalHost or inventory yet)`);
+  const tables: Section['tables'] = [
+    { caption: 'Hosts', table: hostsTable(r) },
+    {
+      caption: 'Hardware mix per site',
+      table: { headers: ['site', 'model', 'hosts'], numeric: [2], rows: r.hardware.mix.map((m) => [m.site, m.model, m.hosts]) },
+    },
+  ];
+  if (unmatched.length)
+    tables.push({
+      caption: 'Hosts that match none of their profiles',
+      table: {
+        headers: ['site', 'host', 'profile', 'why'],
+        numeric: [],
+        rows: unmatched.flatMap((h) =>
+          h.profiles.filter((p) => !p.matched).map((p) => [h.site, h.name, `${p.kind} ${p.name}`, p.failures.join('; ')] as Cell[]),
+        ),
       },
-      {
-        caption: 'Hardware mix per site',
-        table: { headers: ['site', 'model', 'hosts'], numeric: [2], rows: r.hardware.mix.map((m) => [m.site, m.model, m.hosts]) },
-      },
-      ...(unmatched.length
-        ? [
-            {
-              caption: 'Hosts that match none of their profiles',
-              table: {
-                headers: ['site', 'host', 'profile', 'why'],
-                numeric: [],
-                rows: unmatched.flatMap((h) =>
-                  h.profiles.filter((p) => !p.matched).map((p) => [h.site, h.name, `${p.kind} ${p.name}`, p.failures.join('; ')] as Cell[]),
-                ),
-              },
-            },
-          ]
-        : []),
-    ],
-  });
+    });
+  return { id: 'hardware', title: 'Hardware', notes, tables };
+}
 
-  out.push({
+function divergenceSection(r: Report): Section {
+  const siteNames = r.sites.map((s) => s.name);
+  return {
     id: 'divergence',
     title: 'Divergence',
     notes: [
@@ -200,12 +190,22 @@ export function sections(r: Report): Section[] {
         },
       },
     ],
-  });
+  };
+}
 
-  out.push({
+function workloadsSection(r: Report): Section {
+  const siteNames = r.sites.map((s) => s.name);
+  const notes = [
+    `${r.workloads.length} workload(s) and Flux object(s), ${r.workloads.filter((w) => w.differs).length} differ between sites`,
+  ];
+  if (r.workloads.some((w) => w.versions.some((v) => v.version?.includes('?'))))
+    notes.push(
+      '? = not set in the manifest: a chart without name or version source, a Flux object without sourceRef, a workload without image',
+    );
+  return {
     id: 'workloads',
     title: 'Workloads',
-    notes: [`${r.workloads.length} workload(s) and Flux object(s), ${r.workloads.filter((w) => w.differs).length} differ between sites`],
+    notes,
     tables: [
       {
         table: {
@@ -220,16 +220,18 @@ export function sections(r: Report): Section[] {
         },
       },
     ],
-  });
+  };
+}
 
-  const perSite = siteNames.map((s) => {
-    const rows = r.security.filter((x) => x.site === s);
-    return `${s}: ${rows.filter((x) => x.rule === 'encryption').length} unencrypted, ${rows.filter((x) => x.rule !== 'encryption').length} insecure BMC setting(s)`;
+function securitySection(r: Report): Section {
+  const notes = r.sites.map((s) => {
+    const rows = r.security.filter((x) => x.site === s.name);
+    return `${s.name}: ${rows.filter((x) => x.rule === 'encryption').length} unencrypted, ${rows.filter((x) => x.rule !== 'encryption').length} insecure BMC setting(s)`;
   });
-  out.push({
+  return {
     id: 'security',
     title: 'Security',
-    notes: perSite,
+    notes,
     tables: [
       {
         table: {
@@ -239,9 +241,11 @@ export function sections(r: Report): Section[] {
         },
       },
     ],
-  });
+  };
+}
 
-  out.push({
+function capacitySection(r: Report): Section {
+  return {
     id: 'capacity',
     title: 'Capacity',
     notes: [`${r.capacity.filter((c) => c.over).length} role(s) over capacity; CPU in threads/cores, memory in GiB`],
@@ -276,9 +280,19 @@ export function sections(r: Report): Section[] {
         },
       },
     ],
-  });
+  };
+}
 
-  return out;
+export function sections(r: Report): Section[] {
+  return [
+    sitesSection(r),
+    certificatesSection(r),
+    hardwareSection(r),
+    divergenceSection(r),
+    workloadsSection(r),
+    securitySection(r),
+    capacitySection(r),
+  ];
 }
 
 /** `FAIL expired-certs (2)` lines for broken thresholds. */

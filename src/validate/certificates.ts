@@ -104,7 +104,8 @@ export function checkCertificates(
       }
       const notAfter = Date.parse(cert.validTo);
       const notBefore = Date.parse(cert.validFrom);
-      const daysLeft = Math.floor((notAfter - opts.now) / DAY);
+      // whole days, toward zero: 1903.5 days past notAfter is -1903 days left, "1903 days ago"
+      const daysLeft = Math.trunc((notAfter - opts.now) / DAY) || 0;
       const subject = oneLine(cert.subject);
       const issuer = oneLine(cert.issuer);
       const na = new Date(notAfter).toISOString().replace('.000Z', 'Z');
@@ -117,7 +118,7 @@ export function checkCertificates(
       if (notAfter < opts.now)
         findings.push({
           rule: 'certificate-expired',
-          message: `${who} expired on ${na} (${Math.floor((opts.now - notAfter) / DAY)} days ago): renew it and commit the new certificate`,
+          message: `${who} expired on ${na} (${Math.abs(daysLeft)} days ago): renew it and commit the new certificate`,
           object: o,
           field: dotted(path),
           path,
@@ -196,7 +197,8 @@ export function checkCertificates(
             continue;
           }
           const outer = label(p);
-          walk(kc, p, (q) => `${outer} > ${dotted(q.slice(p.length))}`, false, depth + 1);
+          const inner = named(kc);
+          walk(kc, p, (q) => `${outer} > ${inner(q.slice(p.length))}`, false, depth + 1);
         }
       } else walk(x, p, label, false, depth + 1);
     }
@@ -208,7 +210,25 @@ export function checkCertificates(
       if (isObj(m)) walk(m, [section], dotted, section === 'data', 1);
     }
   } else {
-    walk(data, [], dotted, false, 0);
+    walk(data, [], named(data), false, 0);
   }
   return { facts, findings };
+}
+
+/**
+ * A path as a label, list items by their name where they have one: a kubeconfig certificate is
+ * `config.users[name=admin].user.client-certificate-data`, not `users[1]`.
+ */
+function named(root: unknown): (path: (string | number)[]) => string {
+  return (path) => {
+    let v = root;
+    let s = '';
+    for (const p of path) {
+      const item = Array.isArray(v) && typeof p === 'number' ? v[p] : isObj(v) ? v[p] : undefined;
+      if (typeof p === 'number') s += isObj(item) && typeof item.name === 'string' && item.name ? `[name=${item.name}]` : `[${p}]`;
+      else s += (s ? '.' : '') + p;
+      v = item;
+    }
+    return s;
+  };
 }

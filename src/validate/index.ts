@@ -16,4 +16,5 @@ export { HARDWARE_ANNOTATION, hardwareDetails, hostHardware, type HostHardware }
 export { ANNOTATED_SOURCE } from './rules/hardware-profiles.js';
 export { readExtraCrds } from './extra.js';
 export { toResults } from './results.js';
+export { RULES, type RuleInfo, type RuleSeverity } from './rules.js';
 export { lineOfPath } from './schema.js';

@@ -88,7 +88,30 @@ describe('HTML report in Chromium', () => {
     expect(await page.locator('#security-table tbody tr').count()).toBe(report.security.length);
     expect(await page.locator('#capacity-table tbody tr').count()).toBe(report.capacity.length);
     expect(await page.locator('#sites-table tbody tr').count()).toBe(4);
-    expect(await page.locator('.ok-banner').textContent()).toBe('no threshold broken');
+    // site-d holds an expired certificate and no --fail-on is set: red count, no green verdict
+    expect(await page.locator('.ok-banner').count()).toBe(0);
+    expect(await page.locator('.broken-banner').textContent()).toBe('1 certificate(s) expired');
+    expect(await page.locator('.neutral-banner').textContent()).toBe('no thresholds set (--fail-on): nothing gates this report');
+  });
+
+  it('never breaks a short word in a narrow column', async () => {
+    const narrow = await browser.newPage({ viewport: { width: 480, height: 800 } });
+    await narrow.goto(pathToFileURL(join(OUT, 'report.html')).href);
+    // runs in the page: the number of line boxes of each cell's text (a Range over its contents)
+    type Rects = { length: number };
+    type Doc = { createRange(): { selectNodeContents(n: unknown): void; getClientRects(): Rects } };
+    type Cell = { textContent: string | null; ownerDocument: Doc };
+    const lines = await narrow.$$eval('td.word', (tds) =>
+      (tds as unknown as Cell[]).map((td) => {
+        const range = td.ownerDocument.createRange();
+        range.selectNodeContents(td);
+        return { text: td.textContent ?? '', lines: range.getClientRects().length };
+      }),
+    );
+    expect(lines.length).toBeGreaterThan(10);
+    expect(lines.filter((x) => x.text === 'expired').length).toBeGreaterThan(0);
+    expect(lines.filter((x) => x.lines !== 1)).toEqual([]);
+    await narrow.close();
   });
 
   it('draws the certificate timeline and the hardware mix', async () => {

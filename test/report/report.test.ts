@@ -113,7 +113,7 @@ describe('report contents', () => {
       site: 'site-d',
       status: 'expired',
       notAfter: '2020-09-28T17:03:12Z',
-      daysLeft: -246,
+      daysLeft: -245,
       file: 'kubeconfig/old-admin.yaml',
     });
     expect(r.certificates.find((c) => c.site === 'test-site' && c.daysLeft === 106)?.subject).toBe('O=system:masters, CN=kubernetes-admin');
@@ -256,7 +256,9 @@ describe('report errors (exit 2, naming the problem and the fix)', () => {
       '--fail-on everything: unknown threshold; use expired-certs',
     );
     expect((await run(['--now', 'yesterday', sites['test-site']!])).err).toContain('--now yesterday: use an RFC 3339 time');
-    expect((await run(['--format', 'pdf', sites['test-site']!])).err).toContain('--format pdf: use text, json, markdown or html');
+    expect((await run(['--format', 'pdf', sites['test-site']!])).err).toContain(
+      '--format pdf: use text, json, markdown, html, sarif or junit',
+    );
     expect((await run(['--colour', sites['test-site']!])).err).toContain('unknown option --colour');
     expect((await run(['--now', NOW])).err).toContain('no site given');
     const ref = await run(['--now', NOW, '--reference', 'prod', sites['test-site']!]);
@@ -286,7 +288,7 @@ describe('report errors (exit 2, naming the problem and the fix)', () => {
     writeFileSync(join(dir, 'a.yaml'), 'just: values\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n');
     const r = await run(['--now', NOW, '--format', 'json', dir]);
     expect(r.code).toBe(0);
-    expect(r.err).toBe('baremetal-krm report: site odd: skipped a.yaml:1: not a KRM object (no apiVersion/kind)\n');
+    expect(r.err).toBe(`${join(dir, 'a.yaml')}:1: warning: skipped: not a KRM object (no apiVersion/kind) [input]\n`);
     expect((JSON.parse(r.out) as Report).sites[0]!.objects).toBe(1);
   });
   it('--help', async () => {

@@ -6,12 +6,16 @@
  *              capm3 manager v0.5.0 -> v0.5.1), other addresses and MACs (meant to differ),
  *              node06 is now a Dell R750 (misses the worker profile), analytics x14 (over capacity)
  *   site-c     a missing phase (Phase workers-target and its Flux Kustomization removed; the plan
- *              still names it) and hosts renamed c-node0N (matched by role, not by name)
+ *              still names it) and hosts renamed c-node0N, in the host catalogue too (matched by
+ *              role, not by name)
  *   site-d     an expired certificate (an older kubeconfig) and an unencrypted BMC Secret
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { reportMain } from '../../src/report/cli.js';
+import type { Report } from '../../src/report/model.js';
+import { repoRoot } from '../golden.js';
 
 export const SITES_DIR = join(import.meta.dirname, 'sites');
 export const TEST_SITE = join(SITES_DIR, 'test-site');
@@ -76,7 +80,7 @@ export function writeVariants(root: string): Record<'test-site' | 'site-b' | 'si
     /---\napiVersion: kustomize.toolkit.fluxcd.io\/v1\nkind: Kustomization\nmetadata:\n {2}name: deploy-gating-workers-target\n[\s\S]*?(?=---\n|$)/,
     '',
   );
-  for (const dir of ['hosts', 'hardware'])
+  for (const dir of ['hosts', 'hardware', 'catalogues'])
     walk(join(c, dir), (f) => {
       const t = readFileSync(f, 'utf8');
       writeFileSync(f, t.replace(/\bnode0(\d)/g, 'c-node0$1'));
@@ -98,4 +102,26 @@ export async function runReport(args: string[]): Promise<{ out: string; err: str
   let err = '';
   const code = await reportMain(args, { out: (s) => void (out += s), err: (s) => void (err += s) });
   return { out, err, code };
+}
+
+/** Hand-written report inputs (test/report/cases/), as a path relative to the current folder. */
+export const CASES_DIR = relative(process.cwd(), join(import.meta.dirname, 'cases'));
+
+/** The two sites of test/report/cases/leak: values under every sensitive key, east and west. */
+export const leakSites = (): string[] => [join(CASES_DIR, 'leak/east'), join(CASES_DIR, 'leak/west')];
+
+/** A scratch folder .e2e-out/<name>, made before the calling file's tests and removed after. */
+export function scratchDir(name: string): () => string {
+  const dir = join(repoRoot, '.e2e-out', name);
+  beforeAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  return () => dir;
+}
+
+/** The JSON report of `args`, evaluated at `now`. */
+export async function reportJson(now: string, args: string[]): Promise<Report> {
+  return JSON.parse((await runReport(['--format', 'json', '--now', now, ...args])).out) as Report;
 }

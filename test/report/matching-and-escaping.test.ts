@@ -1,103 +1,18 @@
 /**
- * Regression tests for the reviewer's findings on the cross-site report (secrets, exit codes,
- * IP masking, namespaces, site-name masking, JSON maps, markdown escaping). Inputs are in
- * test/report/review/ (hand-written, no upstream data).
+ * How the cross-site report matches and shows resources: IP masking that spares image tags,
+ * kind + name matched by namespace when needed, site-name masking in named list keys, per-site
+ * JSON lists that survive any site name, HTML escaped in Markdown. Inputs are in
+ * test/report/cases/ (hand-written, no upstream data).
  */
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../golden.js';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
 import type { Report } from '../../src/report/model.js';
-import { runReport as run } from './variants.js';
+import { CASES_DIR, leakSites, reportJson, runReport as run } from './variants.js';
 
 const NOW = '2025-01-01T00:00:00Z';
-const DATA = relative(process.cwd(), join(import.meta.dirname, 'review'));
-let tmp = '';
-
-beforeAll(() => {
-  tmp = join(repoRoot, '.e2e-out/report-review');
-  rmSync(tmp, { recursive: true, force: true });
-  mkdirSync(tmp, { recursive: true });
-});
-afterAll(() => {
-  if (tmp) rmSync(tmp, { recursive: true, force: true });
-});
-
-const json = async (args: string[]): Promise<Report> => JSON.parse((await run(['--format', 'json', '--now', NOW, ...args])).out) as Report;
-const leak = (): string[] => [join(DATA, 'leak/east'), join(DATA, 'leak/west')];
-
-describe('secrets are never printed', () => {
-  const SECRETS = [
-    'dd-apikey-',
-    'apikey2-',
-    '1111',
-    '2222',
-    'secretsub-',
-    'tok-',
-    'MIIPRIVATE',
-    'PRIVATE KEY',
-    'envpw-',
-    'ghp_tok',
-    'cred-',
-    'privkey-',
-    'ak-AAAA',
-    'ak-BBBB',
-    'sak-',
-    'encAAAA',
-    'encBBBB',
-    'pgpw',
-    's3cr3tpw',
-    'plainpw',
-  ];
-  for (const format of ['text', 'json', 'markdown', 'html'])
-    for (const extra of [[], ['--no-default-ignores']])
-      it(`${format} ${extra.join(' ')}`, async () => {
-        const r = await run(['--format', format, '--now', NOW, '--max-rows', '0', ...extra, ...leak(), join(DATA, 'bmc.yaml')]);
-        expect(r.code).toBe(0);
-        for (const s of SECRETS) expect(r.out, s).not.toContain(s);
-        expect(r.out).toContain('https://***@github.com/org/repo');
-      });
-
-  it('hidden values are compared by presence; reference keys are still compared by value', async () => {
-    const r = await json(leak());
-    const deep = r.divergence.find((e) => e.identity === 'ConfigMap deep')!;
-    expect(deep.fields).toEqual([
-      {
-        path: 'spec.creds.passwordSecretRef.name',
-        values: [
-          { site: 'east', value: '"pw-ref"' },
-          { site: 'west', value: '"pw-ref2"' },
-        ],
-      },
-    ]);
-    const raw = await json(['--no-default-ignores', ...leak()]);
-    expect(raw.divergence.find((e) => e.identity === 'HelmRelease datadog')).toBeUndefined(); // hidden values are all "(set)"
-  });
-});
-
-describe('unreadable sites and outputs exit 2, not 1', () => {
-  it('a broken symbolic link in a site folder', async () => {
-    const dir = join(tmp, 'sym');
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'a.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n');
-    symlinkSync('nowhere.yaml', join(dir, 'broken.yaml'));
-    const r = await run(['--now', NOW, dir]);
-    expect(r.code).toBe(2);
-    expect(r.err).toBe(
-      `baremetal-krm report: site sym: cannot read ${join(dir, 'broken.yaml')} (a broken symbolic link): fix or remove it, or pass the rendered YAML elsewhere\n`,
-    );
-    expect(r.out).toBe('');
-  });
-  it('an --output that cannot be written (a folder, a path under a file)', async () => {
-    for (const out of [tmp, join(DATA, 'bmc.yaml', 'x.txt')]) {
-      const r = await run(['--now', NOW, '--output', out, join(DATA, 'leak/east')]);
-      expect(r.code).toBe(2);
-      expect(r.err).toMatch(
-        /^baremetal-krm report: --output .*: cannot write \((EISDIR|ENOTDIR)\): create its folder or choose a writable path\n$/,
-      );
-    }
-  });
-});
+const DATA = CASES_DIR;
+const json = (args: string[]): Promise<Report> => reportJson(NOW, args);
+const leak = leakSites;
 
 describe('IP masking', () => {
   it('masks whole addresses, never the tag of an image: a 4-part version change is reported', async () => {
