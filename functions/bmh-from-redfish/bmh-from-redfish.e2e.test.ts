@@ -98,7 +98,7 @@ describe('bmh-from-redfish with kpt', () => {
     expect(r02.kind).toBe('HardwareInventory');
     expect(r02.metadata.annotations['config.kubernetes.io/local-config']).toBe('true');
     expect(r02.spec.system).toMatchObject({ manufacturer: 'Dell Inc.', model: 'PowerEdge R750', serviceTag: expect.any(String) });
-    expect(r02.spec.bmc).toEqual({ address: bmcs[1]!.url, systemPath: '/redfish/v1/Systems/System.Embedded.1' });
+    expect(r02.spec.bmc).toEqual({ address: bmcs[1]!.url, systemPath: '/redfish/v1/Systems/System.Embedded.1', virtualMedia: true });
 
     const g = run('kpt', ['fn', 'render', '--allow-exec', 'examples/bmh-from-redfish/discover', '--truncate-output=false'], { cwd: dir });
     expect(g.status, g.stderr).toBe(0);
@@ -148,7 +148,7 @@ describe('bmh-from-redfish with kpt', () => {
     expect(failing.status).not.toBe(0);
     const errors = failing.stderr.split('\n').filter((l) => l.includes('[error]'));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toContain('bmcs[4] (rack1-r05, http://127.0.0.1:9): discovery failed: connection refused');
+    expect(errors[0]).toContain('bmcs[4] (rack1-r05, http://127.0.0.1:9): discovery failed: Systems: connection refused');
     expect(errors[0]).toContain('spec.bmcs[4].address');
     expect(snapshot(site)).toEqual(before); // kpt writes nothing when the function fails
 
@@ -169,7 +169,7 @@ describe('bmh-from-redfish with kpt', () => {
     expect(reportOnly.status, reportOnly.stderr).toBe(0);
     expect(reportOnly.stderr).not.toContain('[error]');
     expect(reportOnly.stderr).toMatch(
-      /\[warning\] baremetal-krm\.dev\/v1alpha1\/BMHFromRedfish\/discover spec\.bmcs\[4\]\.address: bmcs\[4\] \(rack1-r05, http:\/\/127\.0\.0\.1:9\): discovery failed: connection refused/,
+      /\[warning\] baremetal-krm\.dev\/v1alpha1\/BMHFromRedfish\/discover spec\.bmcs\[4\]\.address: bmcs\[4\] \(rack1-r05, http:\/\/127\.0\.0\.1:9\): discovery failed: Systems: connection refused/,
     );
     expect(listFiles(site).filter((f) => f.startsWith('inventory/'))).toEqual([
       'inventory/rack1-r01.yaml',

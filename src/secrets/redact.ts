@@ -424,3 +424,14 @@ function decodeBase64(v: string): string | undefined {
   const text = Buffer.from(t, 'base64').toString('utf8');
   return text.includes('\uFFFD') ? undefined : text;
 }
+
+/** Every string of a JSON-like value through `scrub` (a copy; the value itself is left as is). */
+export function scrubStrings<T>(value: T, scrub: (text: string) => string): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return scrub(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
+}

@@ -99,7 +99,6 @@ const host = (f: Fixture, name: string, fields: Doc): void => {
     ...fields,
   };
 };
-const REDFISH_FIX = 'BMC replies are never echoed into results (issue 13 item 2, src/redfish)';
 /** The GenericContainer of the graph plan that becomes a Job (`gates: job`), and its configRef. */
 const JOB_EXECUTOR = '  image: localhost/toolbox\n  hostNetwork: true\nconfigRef:\n  kind: ConfigMap\n  name: kubectl-wait-node\n';
 const JOB_CONFIG = 'kind: ConfigMap\nmetadata:\n  name: kubectl-wait-node\ndata:\n';
@@ -142,7 +141,6 @@ export const CHANNELS: Channel[] = [
   {
     id: 'bmc-session-token',
     what: 'a Redfish session token, echoed back by a failing BMC',
-    pending: REDFISH_FIX,
     plant: (c, f) => {
       Object.assign(f.env, { BMC_SESSION_HOST_USERNAME: 'admin', BMC_SESSION_HOST_PASSWORD: 'Session-pw-1' });
       f.bmcs.push({

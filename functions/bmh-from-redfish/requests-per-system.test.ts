@@ -1,13 +1,13 @@
-/** What the crawl asks for: requests per System on every fixture tree, BootOptions read only up to the boot NIC, $expand only when advertised. */
+/** What the crawl asks for: requests per System on every fixture tree, `?only`, BootOptions read only up to the boot NIC, $expand only when advertised. */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { itemsStream, repoRoot, resourceList } from '../../test/golden.js';
 import { runFunction } from '../../src/krm/index.js';
 import { expandQuery, SystemCrawler } from '../../src/redfish/discover.js';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { BudgetError, RedfishClient as Client, RedfishError, type RedfishClient } from '../../src/redfish/client.js';
+import { RedfishError, type RedfishClient } from '../../src/redfish/client.js';
 import { startBmc, type BmcOptions, type SimBmc } from '../../src/redfish-sim/server.js';
+import { scenarioBmc } from '../../src/redfish-sim/scenarios.js';
+import { mockupsDir } from '../../src/redfish-sim/mockups.js';
 import { definition } from './function.js';
 
 const tree = (t: string) => join(repoRoot, '../shared/fixtures/redfish', t);
@@ -38,32 +38,62 @@ async function discover(b: SimBmc, extra: Record<string, unknown> = {}) {
 }
 
 describe('requests per System (the simulator counts what it served)', () => {
-  // plain crawl / with `expand: true`; before this crawl: Dell 26, Supermicro 41, HPE 80 (every BootOption read)
+  // plain crawl / with `expand: true`. Before the Manager and VirtualMedia were read (and before
+  // `?only` and no service root): plain 12, 14, 31, 5, 21, 30, 51; expand 5, 9, 23, 2, 10, 14, 24.
+  // Before BootOptions were read only up to the boot NIC: Dell 26, Supermicro 41, HPE 80.
   const table: [string, number, number][] = [
-    ['dmtf-public-rackmount1', 12, 5],
-    ['dmtf-public-localstorage', 14, 9],
-    ['dmtf-public-tower', 31, 23],
-    ['dmtf-public-bladed', 5, 2], // 4 Systems behind one root: 20 and 8 requests in all
-    ['libredfish-dell', 21, 10],
-    ['libredfish-supermicro', 30, 14],
-    ['libredfish-hpe', 51, 24],
+    ['dmtf-public-rackmount1', 11, 8],
+    ['dmtf-public-localstorage', 13, 12],
+    ['dmtf-public-tower', 31, 26],
+    ['dmtf-public-bladed', 4, 3], // 4 Systems behind one root: 17 and 14 requests in all
+    ['libredfish-dell', 20, 12],
+    ['libredfish-supermicro', 30, 16],
+    ['libredfish-hpe', 51, 27],
   ];
   for (const [t, plain, expanded] of table) {
     it(`${t}: ${plain} plain, ${expanded} with $expand, same inventory`, async () => {
       const a = await bmc(t);
       const p = await discover(a);
       expect(p.perSystem).toBe(plain);
-      // several Systems: the service root and Systems collection are not counted per System
-      const [systems, shared] = t === 'dmtf-public-bladed' ? [4, 2] : [1, 0];
-      expect(a.log).toHaveLength(plain * systems + shared);
+      // several Systems: the Systems collection (and with expand the service root) are not counted per System
+      const systems = t === 'dmtf-public-bladed' ? 4 : 1;
+      expect(a.log).toHaveLength(plain * systems + (systems > 1 ? 1 : 0));
+      expect(a.log).not.toContain('GET /redfish/v1');
       const b = await bmc(t);
       const e = await discover(b, { expand: true });
       expect(e.perSystem).toBe(expanded);
-      expect(b.log).toHaveLength(expanded * systems + shared);
+      expect(b.log).toHaveLength(expanded * systems + (systems > 1 ? 2 : 0));
       expect(b.log.some((l) => l.includes('$expand=.($levels=1)'))).toBe(true);
       expect(e.inventory).toBe(p.inventory);
     });
   }
+});
+
+describe('?only: a one-member collection answered by its member', () => {
+  it('honoured (DMTF advertises OnlyMemberQuery): the Systems collection gives the System, SimpleStorage its one member', async () => {
+    const b = await bmc('dmtf-public-rackmount1');
+    await discover(b);
+    expect(b.log.slice(0, 1)).toEqual(['GET /redfish/v1/Systems?only']);
+    expect(b.log).not.toContain('GET /redfish/v1/Systems/437XR1138R2');
+    expect(b.log).not.toContain('GET /redfish/v1/Systems/437XR1138R2/SimpleStorage/1');
+  });
+  it('ignored (Supermicro does not advertise it): the collections as they are, the same inventory as with it honoured', async () => {
+    const honoured = await bmc('dmtf-public-rackmount1');
+    const ignored = await bmc('dmtf-public-rackmount1', { onlyQuery: 'ignore' });
+    const a = await discover(honoured);
+    const b = await discover(ignored);
+    expect(b.inventory).toBe(a.inventory);
+    expect(ignored.log).toContain('GET /redfish/v1/Systems/437XR1138R2');
+    expect(ignored.log).toHaveLength(honoured.log.length + 2);
+  });
+  it('refused with 400: asked once, then never again on that BMC; the same inventory', async () => {
+    const honoured = await bmc('libredfish-dell');
+    const refused = await bmc('libredfish-dell', { onlyQuery: 'refuse' });
+    const a = await discover(honoured);
+    const b = await discover(refused);
+    expect(b.inventory).toBe(a.inventory);
+    expect(refused.log.filter((l) => l.endsWith('?only'))).toEqual(['GET /redfish/v1/Systems?only']);
+  });
 });
 
 describe('BootOptions: only up to the first network boot option in BootOrder that names its NIC', () => {
@@ -84,6 +114,16 @@ describe('BootOptions: only up to the first network boot option in BootOrder tha
     expect(bootReads(b)).toEqual(['Boot0000']);
     expect(d.inventory).toContain('  - id: NIC.Slot.5-1\n    mac: b8:3f:d2:90:97:c4\n');
   });
+  it('member ids `0019` for the reference `Boot0019`: read by its reference, not one by one in member order', async () => {
+    const hex = await startBmc(scenarioBmc('bootoption-hex-ids'));
+    const base = await startBmc({ tree: join(mockupsDir(), 'libredfish-supermicro') });
+    open.push(hex, base);
+    const a = await discover(hex);
+    const b = await discover(base);
+    expect(bootReads(hex)).toEqual(['0019']);
+    expect(hex.log).toHaveLength(base.log.length);
+    expect(a.inventory).toBe(b.inventory);
+  });
   it('when the first option cannot be read, the next one in BootOrder decides', async () => {
     const b = await bmc('libredfish-supermicro', { faults: [{ path: '/redfish/v1/Systems/1/BootOptions/Boot0019', kind: 'http-404' }] });
     const cfg = JSON.stringify({
@@ -96,7 +136,7 @@ describe('BootOptions: only up to the first network boot option in BootOrder tha
     expect(bootReads(b)).toEqual(['Boot0019', 'Boot001A']);
     const out = itemsStream(r.output);
     expect(out).toContain('  - id: "2"\n    mac: 94:6d:ae:91:09:c2\n    linkStatus: LinkDown\n    pxe: true\n    bootPriority: 1\n');
-    expect(out).toContain('  - "BootOptions/Boot0019: HTTP 404:');
+    expect(out).toContain('  - "BootOptions/Boot0019: HTTP 404 (Base.1.8.ResourceMissingAtURI)"\n');
   });
 });
 
@@ -109,14 +149,15 @@ describe('$expand', () => {
     expect(expandQuery({ ProtocolFeaturesSupported: { ExpandQuery: { ExpandAll: true, Levels: true } } })).toBe('*($levels=1)');
   });
   it('a BMC that ignores $expand gets the plain crawl: same inventory, the members read one by one', async () => {
-    const a = await bmc('libredfish-dell');
+    const a = await bmc('libredfish-dell', { onlyQuery: 'ignore' });
     const plain = await discover(a);
     const b = await bmc('libredfish-dell', { expand: false });
     const e = await discover(b, { expand: true });
     expect(e.inventory).toBe(plain.inventory);
-    // Systems, Processors, BootOptions, EthernetInterfaces and Storage asked with $expand, then every member read as in the plain crawl
-    expect(b.log.filter((l) => l.includes('$expand'))).toHaveLength(5);
-    expect(b.log).toHaveLength(a.log.length);
+    // Systems, Processors, BootOptions, EthernetInterfaces, Storage, VirtualMedia and Memory asked with
+    // $expand, then every member read as in the plain crawl (not the DIMMs: only a check, not worth 16 requests)
+    expect(b.log.filter((l) => l.includes('$expand'))).toHaveLength(7);
+    expect(b.log).toHaveLength(a.log.length + 2); // the service root, and the Memory collection
   });
   it('a System URL address with expand: the root is read once for its ProtocolFeaturesSupported', async () => {
     const b = await bmc('dmtf-public-rackmount1');
@@ -128,36 +169,8 @@ describe('$expand', () => {
     });
     await runFunction(definition, resourceList([], cfg), ENV);
     expect(b.log.slice(0, 2)).toEqual(['GET /redfish/v1', 'GET /redfish/v1/Systems/437XR1138R2']);
-    // then Processors, EthernetInterfaces and SimpleStorage, expanded
-    expect(b.log).toHaveLength(5);
-  });
-});
-
-describe('Limiter', () => {
-  it('never lets more than n in, also when callers arrive while one leaves; everyone runs, in order', async () => {
-    const { Limiter } = await import('../../src/redfish/client.js');
-    const lim = new Limiter(3);
-    let inside = 0;
-    let peak = 0;
-    const order: number[] = [];
-    const task = (i: number) =>
-      lim.run(async () => {
-        inside++;
-        peak = Math.max(peak, inside);
-        order.push(i);
-        await new Promise((r) => setTimeout(r, 1 + (i % 3)));
-        inside--;
-        // a newcomer arriving just as this one leaves must queue behind the waiters
-        if (i < 20 && i % 4 === 0) void extra.push(task(100 + i));
-        return i;
-      });
-    const extra: Promise<number>[] = [];
-    const first = await Promise.all(Array.from({ length: 20 }, (_, i) => task(i)));
-    await Promise.all(extra);
-    expect(first).toEqual(Array.from({ length: 20 }, (_, i) => i));
-    expect(peak).toBe(3);
-    expect(order.filter((i) => i < 20)).toEqual(Array.from({ length: 20 }, (_, i) => i)); // first come, first in
-    expect(order).toHaveLength(25);
+    // then Processors, EthernetInterfaces, SimpleStorage, VirtualMedia and Memory expanded, and the Manager (the System has a HostName)
+    expect(b.log).toHaveLength(8);
   });
 });
 
@@ -175,7 +188,8 @@ describe('BootOptions edge cases (a synthetic service)', () => {
       [`${sys}/EthernetInterfaces`]: { Members: [] },
       ...Object.fromEntries(Object.entries(members).map(([id, d]) => [`${sys}/BootOptions/${id}`, d])),
     };
-    const get = async (p: string) => {
+    const get = async (q: string) => {
+      const p = q.split('?')[0]!;
       reads.push(p.split('/').pop()!);
       const d = docs[p];
       if (!d) throw new RedfishError('HTTP 404', 404, p);
@@ -215,86 +229,5 @@ describe('BootOptions edge cases (a synthetic service)', () => {
     const f = fakeClient({ Boot0002: disk('Boot0002'), Boot0001: disk('Boot0001') }, ['Boot0001']);
     const raw = await new SystemCrawler(f.client).crawl(sys);
     expect(raw.bootOptions.map((o) => o.BootOptionReference)).toEqual(['Boot0002', 'Boot0001']);
-  });
-});
-
-describe('budgets: a BMC cannot make the crawl hold unbounded memory or run forever', () => {
-  const EI = '/redfish/v1/Systems/1/EthernetInterfaces';
-  let server: Server | undefined;
-  afterEach(() => void server?.close());
-  /** a collection whose pages never end, each with one expanded member of `pad` bytes */
-  async function endless(pad: number): Promise<{ origin: string; pages: () => number }> {
-    let pages = 0;
-    server = createServer((req, res) => {
-      pages++;
-      const k = Number(/skip=(\d+)/.exec(req.url!)?.[1] ?? 0);
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({ Members: [{ '@odata.id': `${EI}/${k}`, Pad: 'x'.repeat(pad) }], 'Members@odata.nextLink': `${EI}?skip=${k + 1}` }),
-      );
-    });
-    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
-    return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, pages: () => pages };
-  }
-
-  it('members per collection: past maxMembers, one BudgetError naming the collection', async () => {
-    const s = await endless(10);
-    const c = new Client({ origin: s.origin, retries: 0 });
-    const err = await new SystemCrawler(c, { maxMembers: 50 }).collectionLinks(EI, 'EthernetInterfaces').catch((e: unknown) => e);
-    await c.close();
-    expect(err).toBeInstanceOf(BudgetError);
-    expect((err as Error).message).toBe('EthernetInterfaces: more than 50 members; the crawl of this BMC stopped');
-    expect(s.pages()).toBe(51);
-  });
-
-  it('bytes per collection: 1 MiB pages stop at the 4 MiB cap (default 16 MiB), nothing recorded as missing', async () => {
-    const s = await endless(1 << 20);
-    const c = new Client({ origin: s.origin, retries: 0 });
-    const crawler = new SystemCrawler(c, { maxCollectionBytes: 4 << 20 });
-    const err = await crawler.collectionLinks(EI, 'EthernetInterfaces').catch((e: unknown) => e);
-    await c.close();
-    expect((err as Error).message).toBe('EthernetInterfaces: its pages take more than 4 MiB; the crawl of this BMC stopped');
-    expect(s.pages()).toBe(4);
-    expect(crawler.missing).toEqual([]);
-  });
-
-  it('bytes per BMC: past maxTotalBytes the crawl stops with one error naming the resource', async () => {
-    const s = await endless(1 << 16);
-    const c = new Client({ origin: s.origin, retries: 2, maxTotalBytes: 1 << 20 });
-    const err = await new SystemCrawler(c).collectionLinks(EI, 'EthernetInterfaces').catch((e: unknown) => e);
-    await c.close();
-    expect((err as Error).message).toBe('EthernetInterfaces (next page): more than 1 MiB read from this BMC in all; the crawl stopped');
-    expect(s.pages()).toBe(16); // 16 x 64 KiB and a bit: not retried
-  });
-
-  it('deadline per BMC: one error for that BMC, the others are written, the session logged out', async () => {
-    const slow = await bmc('dmtf-public-rackmount1', { latencyMs: 150 });
-    const fast = await bmc('dmtf-public-rackmount1');
-    const cfg = JSON.stringify({
-      apiVersion: 'baremetal-krm.dev/v1alpha1',
-      kind: 'BMHFromRedfish',
-      metadata: { name: 'd' },
-      spec: {
-        mode: 'discover',
-        auth: 'session',
-        bmcDeadlineSeconds: 1,
-        requestsPerBmc: 1,
-        bmcs: [
-          { address: slow.url, name: 'slow' },
-          { address: fast.url, name: 'fast' },
-        ],
-      },
-    });
-    const r = await runFunction(definition, resourceList([], cfg), ENV);
-    expect(r.exitCode).toBe(1);
-    const errors = r.results.filter((x) => x.severity === 'error').map((x) => x.message);
-    expect(errors).toHaveLength(1);
-    expect(errors[0]).toMatch(
-      new RegExp(`^bmcs\\[0\\] \\(slow, ${slow.url}\\): discovery failed: (.*: )?the 1 s deadline for this BMC passed; the crawl stopped$`),
-    );
-    expect(r.results.filter((x) => x.tags?.rule === 'discover/missing')).toEqual([]);
-    expect([...itemsStream(r.output).matchAll(/^ {2}name: (.*)$/gm)].map((m) => m[1])).toEqual(['fast']);
-    expect(slow.stats.created).toBe(1);
-    expect(slow.sessions()).toBe(0);
   });
 });

@@ -26,7 +26,7 @@ describe('NICs: physical or virtual from the interface itself, not from the orde
   const ids = ['12446A3B0411', '12446A3B8890', 'ToManager', 'VLAN1'];
   const orders = [ids, ['VLAN1', '12446A3B0411', '12446A3B8890', 'ToManager'], [...ids].reverse()];
   it.each(orders.map((o) => [o.join(',')]))('DMTF rackmount, VLAN copy of the boot NIC in any position: %s', (order) => {
-    const inv = normalizeSystem(raw({ ethernet: order.split(',').map(nic) }), bmc);
+    const inv = normalizeSystem(raw({ ethernet: order.split(',').map(nic) }), bmc).inventory;
     expect(inv.nics.map((n) => `${n.id}:${n.type ?? 'physical'}:${n.mac}`)).toEqual([
       '12446A3B0411:physical:12:44:6a:3b:04:11',
       '12446A3B8890:virtual:aa:bb:cc:dd:ee:00',
@@ -43,11 +43,12 @@ describe('NICs: physical or virtual from the interface itself, not from the orde
       { Id: 'NIC3', MACAddress: '52:54:00:00:00:03' },
     ];
     for (const order of [eth, [...eth].reverse()]) {
-      const inv = normalizeSystem(raw({ ethernet: order }), bmc);
+      const inv = normalizeSystem(raw({ ethernet: order }), bmc).inventory;
       expect(inv.nics.map((n) => n.type ?? 'physical')).toEqual(['physical', 'physical', 'physical']);
       expect(chooseBootMac(inv.nics)).toEqual({
         mac: '52:54:00:00:00:03',
         why: 'no network boot device is known; NIC NIC3 is the first enabled physical NIC',
+        rule: 'first-physical',
       });
     }
   });
@@ -71,8 +72,8 @@ describe('disks: the same output whatever order the drives answered in', () => {
     drive: { Id: '0', MediaType: 'SSD', CapacityBytes: 480e9, SerialNumber: serial, ...extra },
   });
   it('two controllers each with drive "0", answering in both orders: same disks, same root disk hint', () => {
-    const a = normalizeSystem(raw({ drives: [d('RAID1', 'SER-A'), d('RAID2', 'SER-B')] }), bmc);
-    const b = normalizeSystem(raw({ drives: [d('RAID2', 'SER-B'), d('RAID1', 'SER-A')] }), bmc);
+    const a = normalizeSystem(raw({ drives: [d('RAID1', 'SER-A'), d('RAID2', 'SER-B')] }), bmc).inventory;
+    const b = normalizeSystem(raw({ drives: [d('RAID2', 'SER-B'), d('RAID1', 'SER-A')] }), bmc).inventory;
     expect(b.disks).toEqual(a.disks);
     expect(a.disks.map((x) => x.serialNumber)).toEqual(['SER-A', 'SER-B']);
     expect(chooseRootDisk(b.disks, 20).hints).toEqual({ serialNumber: 'SER-A' });
@@ -81,6 +82,6 @@ describe('disks: the same output whatever order the drives answered in', () => {
   it('and the smaller disk still wins over the path order', () => {
     const drives = [d('RAID1', 'SER-A'), d('RAID2', 'SER-B', { CapacityBytes: 240e9 })];
     for (const order of [drives, [...drives].reverse()])
-      expect(chooseRootDisk(normalizeSystem(raw({ drives: order }), bmc).disks, 20).hints).toEqual({ serialNumber: 'SER-B' });
+      expect(chooseRootDisk(normalizeSystem(raw({ drives: order }), bmc).inventory.disks, 20).hints).toEqual({ serialNumber: 'SER-B' });
   });
 });
