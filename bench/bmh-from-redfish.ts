@@ -1,6 +1,8 @@
 /**
- * Discovery of 1,000 simulated BMCs at 20 ms per response: wall time next to the lower bound
- * ceil(N / concurrency) x requests-per-System x latency, requests per System, peak memory.
+ * Discovery of simulated BMCs: 1,000 at 20 ms per response (several settings), 500 at 20 ms,
+ * 1,000 at 50 ms and 10,000 at 20 ms: wall time next to the lower bound ceil(N / concurrency) x
+ * requests-per-System x latency, the function's CPU per Redfish request, requests per second and
+ * peak memory.
  *
  * The simulator (dist/redfish-sim.cjs) runs in its own process, so that it does not share an
  * event loop with the client; the function (dist/bmh-from-redfish.cjs) runs in another, fed a
@@ -71,6 +73,8 @@ interface Run {
   served: number;
   connections: number;
   rssMiB: number;
+  /** CPU time of the function process (user + system), ms */
+  cpuMs: number;
   perSystem: number;
   systems: number;
   /** the function's output (a ResourceList with the inventories): the input of a re-discovery */
@@ -80,7 +84,7 @@ interface Run {
 async function once(sim: Sim, input: string, bmcCount = N): Promise<Run> {
   const t0 = process.hrtime.bigint();
   const start = performance.timeOrigin + performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', 'MAXRSS_KB=%M', process.execPath, join(root, 'dist/bmh-from-redfish.cjs')], {
+  const r = spawnSync('/usr/bin/time', ['-f', 'MAXRSS_KB=%M CPU=%U+%S', process.execPath, join(root, 'dist/bmh-from-redfish.cjs')], {
     input,
     env: { PATH: process.env.PATH ?? '', BMC_USERNAME: 'admin', BMC_PASSWORD: 'password' },
     encoding: 'utf8',
@@ -109,6 +113,7 @@ async function once(sim: Sim, input: string, bmcCount = N): Promise<Run> {
     served: c.requests,
     connections: c.connections,
     rssMiB: Number(/MAXRSS_KB=(\d+)/.exec(r.stderr)?.[1] ?? NaN) / 1024,
+    cpuMs: cpuOf(r.stderr),
     perSystem: Number(m[4]),
     systems: Number(m[1]),
     output: r.stdout,
@@ -116,19 +121,23 @@ async function once(sim: Sim, input: string, bmcCount = N): Promise<Run> {
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const cpuOf = (stderr: string) => {
+  const m = /CPU=([\d.]+)\+([\d.]+)/.exec(stderr);
+  return m ? (Number(m[1]) + Number(m[2])) * 1000 : NaN;
+};
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-function startSim(extra: string[] = []): Sim {
+function startSim(extra: string[] = [], count = N, latency = LATENCY): Sim {
   return spawn(
     process.execPath,
     [
       join(root, 'dist/redfish-sim.cjs'),
       '--count',
-      String(N),
+      String(count),
       '--tree',
       'dmtf-public-rackmount1',
       '--latency',
-      String(LATENCY),
+      String(latency),
       '--json',
       ...extra,
     ],
@@ -138,100 +147,121 @@ function startSim(extra: string[] = []): Sim {
   );
 }
 
-export async function run(): Promise<void> {
-  let sim = startSim();
+/** A line of CPU figures: per Redfish request (user + system time of the function process), requests per second. */
+function cpuLine(runs: Run[], wallOf = (r: Run) => r.wallMs): string {
+  const perRequest = runs.map((r) => r.cpuMs / r.served);
+  const rate = runs.map((r) => r.served / (wallOf(r) / 1000));
+  return `CPU per Redfish request ${Math.min(...perRequest).toFixed(3)} ms min, ${median(perRequest).toFixed(3)} ms median (function process, user + system, start to exit); ${median(rate).toFixed(0)} requests/s`;
+}
+
+/** The one-BMC floor and the 1,000-BMC settings (the bound's model, expand, the default), each several runs. */
+async function thousandAt20(sim: Sim, bmcs: { url: string }[]): Promise<void> {
+  console.log(
+    `bmh-from-redfish discover: ${N} simulated BMCs (DMTF public-rackmount1, ${LATENCY} ms per response, simulator in its own process), concurrency ${CONCURRENCY} BMCs`,
+  );
+  // the floor this simulator allows: one BMC alone, its sequential requests (its 20 ms timers fire a little late)
+  const lone: Run[] = [];
+  for (let i = 0; i < RUNS; i++) lone.push(await once(sim, resourceListYaml(bmcs.slice(0, 1), 1, false), 1));
+  const loneMs = median(lone.map((r) => r.activeMs));
+  console.log(
+    `  one BMC alone: ${loneMs} ms for ${lone[0]!.served} sequential requests = ${(loneMs / lone[0]!.served).toFixed(1)} ms per request (${LATENCY} ms asked)`,
+  );
+  const configs = [
+    { label: "the bound's model: 1 request in flight per BMC (a sequential crawl)", rpb: 1, expand: false, runs: RUNS, again: true },
+    { label: 'the same with expand: true ($expand as the service root advertises it)', rpb: 1, expand: true, runs: RUNS, again: false },
+    {
+      label: "default requestsPerBmc (4): up to 4 connections per BMC, the crawl's branches overlap",
+      rpb: undefined,
+      expand: false,
+      runs: 1,
+      again: false,
+    },
+  ];
+  for (const c of configs) {
+    const input = resourceListYaml(bmcs, c.rpb, c.expand);
+    const runs: Run[] = [];
+    for (let i = 0; i < c.runs; i++) runs.push(await once(sim, input));
+    report(c.label, runs, N, CONCURRENCY, LATENCY);
+    if (c.again) {
+      // re-discovery of unchanged hardware: the inventories are already in the package, nothing is rewritten
+      const r = await once(sim, runs[0]!.output);
+      const bound = Math.ceil(N / CONCURRENCY) * r.perSystem * LATENCY;
+      console.log(
+        `    re-discovery (the ${N} inventories already in the package, unchanged): wall ${s(r.wallMs)} -> ${(r.wallMs / bound).toFixed(2)}x; discovery phase ${s(r.activeMs)}, before it ${s(r.headMs)}, after it ${s(r.tailMs)}; peak memory ${r.rssMiB.toFixed(0)} MiB`,
+      );
+    }
+  }
+}
+
+function report(label: string, runs: Run[], n: number, concurrency: number, latency: number): void {
+  const perSystem = runs[0]!.perSystem;
+  const bound = Math.ceil(n / concurrency) * perSystem * latency;
+  const wall = median(runs.map((r) => r.wallMs));
+  const active = median(runs.map((r) => r.activeMs));
+  const ratios = runs.map((r) => r.wallMs / bound);
+  console.log(`  ${label}${runs.length > 1 ? `, ${runs.length} runs` : ''}:`);
+  console.log(
+    `    requests per System: ${perSystem} (the simulator served ${runs[0]!.served} for ${runs[0]!.systems} Systems over ${runs[0]!.connections} keep-alive connections); peak requests in flight at the simulator: ${Math.max(...runs.map((r) => r.peakInFlight))}`,
+  );
+  console.log(`    lower bound ceil(${n}/${concurrency}) x ${perSystem} x ${latency} ms = ${s(bound)}`);
+  console.log(
+    `    wall time, process start to exit: median ${s(wall)} -> ${(wall / bound).toFixed(2)}x the bound (min ${Math.min(...ratios).toFixed(2)}x${runs.length > 1 ? `; runs: ${runs.map((r) => s(r.wallMs)).join(', ')}` : ''})`,
+  );
+  console.log(
+    `    discovery phase (first request to last answer, at the simulator): ${s(active)} -> ${(active / bound).toFixed(2)}x; before it ${s(median(runs.map((r) => r.headMs)))} (process start, reading the config), after it ${s(median(runs.map((r) => r.tailMs)))} (writing ${n} new inventories, exit)`,
+  );
+  console.log(`    ${cpuLine(runs)}`);
+  console.log(`    peak memory (max RSS of the function process): ${median(runs.map((r) => r.rssMiB)).toFixed(0)} MiB`);
+}
+
+/** HTTPS, the certificate verified against a CA file: one TLS handshake per BMC (keep-alive), one connector for all. */
+async function https(): Promise<void> {
+  const tmp = mkdtempSync(join(os.tmpdir(), 'bmh-bench-tls-'));
+  let sim: Sim | undefined;
+  try {
+    // an EC P-256 key: with RSA-2048 the simulator's 1,000 private-key signatures (one per handshake) dominate the figure
+    const subject = ['-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'];
+    const key = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(tmp, 'key.pem')];
+    execFileSync('openssl', ['req', '-x509', ...key, '-out', join(tmp, 'cert.pem'), '-days', '1', ...subject], { stdio: 'ignore' });
+    sim = startSim(['--tls', join(tmp, 'key.pem'), join(tmp, 'cert.pem')]);
+    const tlsBmcs = JSON.parse(await nextLine(sim)) as { url: string }[];
+    const r = await once(sim, resourceListYaml(tlsBmcs, 1, false, join(tmp, 'cert.pem')));
+    const bound = Math.ceil(N / CONCURRENCY) * r.perSystem * LATENCY;
+    console.log(`  HTTPS (EC P-256 certificate, verified with caFile), 1 request in flight per BMC, one run:`);
+    console.log(
+      `    requests per System: ${r.perSystem}, ${r.connections} TLS connections; wall ${s(r.wallMs)} -> ${(r.wallMs / bound).toFixed(2)}x the ${s(bound)} bound; discovery phase ${s(r.activeMs)} -> ${(r.activeMs / bound).toFixed(2)}x; ${cpuLine([r])}; peak memory ${r.rssMiB.toFixed(0)} MiB`,
+    );
+  } finally {
+    sim?.kill('SIGTERM');
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Other fleet sizes and latencies, 1 request in flight per BMC: each its own simulator. */
+async function scale(n: number, latency: number, runs: number): Promise<void> {
+  const sim = startSim([], n, latency);
   try {
     const bmcs = JSON.parse(await nextLine(sim)) as { url: string }[];
-    console.log(
-      `bmh-from-redfish discover: ${N} simulated BMCs (DMTF public-rackmount1, ${LATENCY} ms per response, simulator in its own process), concurrency ${CONCURRENCY} BMCs`,
-    );
-    // the floor this simulator allows: one BMC alone, 12 sequential requests (its 20 ms timers fire a little late)
-    const lone: Run[] = [];
-    for (let i = 0; i < RUNS; i++) lone.push(await once(sim, resourceListYaml(bmcs.slice(0, 1), 1, false), 1));
-    const loneMs = median(lone.map((r) => r.activeMs));
-    console.log(
-      `  one BMC alone: ${loneMs} ms for ${lone[0]!.served} sequential requests = ${(loneMs / lone[0]!.served).toFixed(1)} ms per request (${LATENCY} ms asked)`,
-    );
-    const configs = [
-      { label: "the bound's model: 1 request in flight per BMC (a sequential crawl)", rpb: 1, expand: false, runs: RUNS, again: true },
-      { label: 'the same with expand: true ($expand as the service root advertises it)', rpb: 1, expand: true, runs: RUNS, again: false },
-      {
-        label: "default requestsPerBmc (4): up to 4 connections per BMC, the crawl's branches overlap",
-        rpb: undefined,
-        expand: false,
-        runs: 1,
-        again: false,
-      },
-    ];
-    for (const c of configs) {
-      const input = resourceListYaml(bmcs, c.rpb, c.expand);
-      const runs: Run[] = [];
-      for (let i = 0; i < c.runs; i++) runs.push(await once(sim, input));
-      const perSystem = runs[0]!.perSystem;
-      const bound = Math.ceil(N / CONCURRENCY) * perSystem * LATENCY;
-      const wall = median(runs.map((r) => r.wallMs));
-      const active = median(runs.map((r) => r.activeMs));
-      console.log(`  ${c.label}${c.runs > 1 ? `, median of ${c.runs} runs` : ''}:`);
-      console.log(
-        `    requests per System: ${perSystem} (the simulator served ${runs[0]!.served} for ${runs[0]!.systems} Systems over ${runs[0]!.connections} keep-alive connections); peak requests in flight at the simulator: ${Math.max(...runs.map((r) => r.peakInFlight))}`,
-      );
-      console.log(`    lower bound ceil(${N}/${CONCURRENCY}) x ${perSystem} x ${LATENCY} ms = ${s(bound)}`);
-      console.log(
-        `    wall time, process start to exit: ${s(wall)} -> ${(wall / bound).toFixed(2)}x the bound${c.runs > 1 ? ` (runs: ${runs.map((r) => s(r.wallMs)).join(', ')})` : ''}`,
-      );
-      console.log(
-        `    discovery phase (first request to last answer, at the simulator): ${s(active)} -> ${(active / bound).toFixed(2)}x; before it ${s(median(runs.map((r) => r.headMs)))} (process start, reading the config), after it ${s(median(runs.map((r) => r.tailMs)))} (writing ${N} new inventories, exit)`,
-      );
-      console.log(`    peak memory (max RSS of the function process): ${median(runs.map((r) => r.rssMiB)).toFixed(0)} MiB`);
-      if (c.again) {
-        // re-discovery of unchanged hardware: the inventories are already in the package, nothing is rewritten
-        const r = await once(sim, runs[0]!.output);
-        console.log(
-          `    re-discovery (the ${N} inventories already in the package, unchanged): wall ${s(r.wallMs)} -> ${(r.wallMs / bound).toFixed(2)}x; discovery phase ${s(r.activeMs)}, before it ${s(r.headMs)}, after it ${s(r.tailMs)}; peak memory ${r.rssMiB.toFixed(0)} MiB`,
-        );
-      }
-    }
-    // HTTPS, the certificate verified against a CA file: one TLS handshake per BMC (keep-alive), one connector for all
-    sim.kill('SIGTERM');
-    const tmp = mkdtempSync(join(os.tmpdir(), 'bmh-bench-tls-'));
-    try {
-      // an EC P-256 key: with RSA-2048 the simulator's 1,000 private-key signatures (one per handshake) dominate the figure
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'ec',
-          '-pkeyopt',
-          'ec_paramgen_curve:prime256v1',
-          '-nodes',
-          '-keyout',
-          join(tmp, 'key.pem'),
-          '-out',
-          join(tmp, 'cert.pem'),
-          '-days',
-          '1',
-          '-subj',
-          '/CN=127.0.0.1',
-          '-addext',
-          'subjectAltName=IP:127.0.0.1',
-        ],
-        { stdio: 'ignore' },
-      );
-      sim = startSim(['--tls', join(tmp, 'key.pem'), join(tmp, 'cert.pem')]);
-      const tlsBmcs = JSON.parse(await nextLine(sim)) as { url: string }[];
-      const r = await once(sim, resourceListYaml(tlsBmcs, 1, false, join(tmp, 'cert.pem')));
-      const bound = Math.ceil(N / CONCURRENCY) * r.perSystem * LATENCY;
-      console.log(`  HTTPS (EC P-256 certificate, verified with caFile), 1 request in flight per BMC, one run:`);
-      console.log(
-        `    requests per System: ${r.perSystem}, ${r.connections} TLS connections; wall ${s(r.wallMs)} -> ${(r.wallMs / bound).toFixed(2)}x the ${s(bound)} bound; discovery phase ${s(r.activeMs)} -> ${(r.activeMs / bound).toFixed(2)}x; peak memory ${r.rssMiB.toFixed(0)} MiB`,
-      );
-    } finally {
-      rmSync(tmp, { recursive: true, force: true });
-    }
-    console.log(`  machine: ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)} (other work shares them)`);
+    const input = resourceListYaml(bmcs, 1, false);
+    const done: Run[] = [];
+    for (let i = 0; i < runs; i++) done.push(await once(sim, input, n));
+    report(`${n.toLocaleString('en')} BMCs at ${latency} ms per response, 1 request in flight per BMC`, done, n, CONCURRENCY, latency);
   } finally {
     sim.kill('SIGTERM');
   }
+}
+
+export async function run(): Promise<void> {
+  const sim = startSim();
+  try {
+    await thousandAt20(sim, JSON.parse(await nextLine(sim)) as { url: string }[]);
+  } finally {
+    sim.kill('SIGTERM');
+  }
+  await https();
+  await scale(500, 20, RUNS);
+  await scale(1000, 50, RUNS);
+  // 10,000 BMCs on loopback: one listener each in the simulator process
+  await scale(10_000, 20, 1);
+  console.log(`  machine: ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)} (other work shares them)`);
 }

@@ -16,6 +16,8 @@
 #   TAG            default dev
 #   BUILD_CONTEXT  directory holding dist/ (default: the repo root)
 #   FORCE=1        run podman build even when the image's inputs are unchanged
+#   PUBLIC_NAME    also tag each image as the name the examples' Kptfiles use,
+#                  ghcr.io/baremetal-krm/<fn>:v<version> (default 1; 0 to skip)
 #   FROM_SOURCE=1  build the bundles inside the image (the Dockerfile's dist-build stage: npm ci
 #                  and the build, with the local builder image of scripts/builder-image.sh and
 #                  network access to the npm registry) instead of copying dist/ from the context
@@ -97,4 +99,10 @@ for fn in "${fns[@]}"; do
   log "built $image in $(secs "$t0" "$t1")s ($((size / 1000000)) MB)"
   built=$((built + 1))
 done
+# the name the examples' Kptfiles and function configs use, so they run here as committed
+if [ "${PUBLIC_NAME:-1}" = 1 ]; then
+  for fn in "${fns[@]}"; do
+    podman image exists "$IMAGE_PREFIX/$fn:$TAG" && podman tag "$IMAGE_PREFIX/$fn:$TAG" "ghcr.io/baremetal-krm/$fn:v$VERSION"
+  done
+fi
 log "done: $built built, $uptodate up to date, $skipped skipped in $(secs "$t_all" "$(now)")s"

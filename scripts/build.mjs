@@ -91,7 +91,12 @@ if (!args.has('--no-typecheck')) {
  * that is evaluated on first require. V8 then scans a string instead of parsing ~700 KB of
  * code at every start, and the bundle stays one file (containers ship only dist/<fn>.cjs).
  */
-const LAZY_STRING_PACKAGES = ['undici', 'yaml', 'age-encryption'];
+const LAZY_STRING_PACKAGES = ['undici', 'yaml', 'age-encryption', 'undici-core'];
+/** Modules made of parts of a package: `undici-core` is what src/redfish/client.ts uses of undici (no fetch, WebSocket, cache). */
+const LAZY_STRING_SOURCES = {
+  'undici-core':
+    "module.exports = { Client: require('undici/lib/dispatcher/client.js'), Pool: require('undici/lib/dispatcher/pool.js'), buildConnector: require('undici/lib/core/connect.js') };",
+};
 const lazyStringCache = new Map();
 const lazyStringPlugin = {
   name: 'lazy-string',
@@ -101,7 +106,10 @@ const lazyStringPlugin = {
     build.onLoad({ filter: /.*/, namespace: 'lazy-string' }, async (args) => {
       if (!lazyStringCache.has(args.path)) {
         const r = await esbuild.build({
-          stdin: { contents: `module.exports = require(${JSON.stringify(args.path)});`, resolveDir: root },
+          stdin: {
+            contents: LAZY_STRING_SOURCES[args.path] ?? `module.exports = require(${JSON.stringify(args.path)});`,
+            resolveDir: root,
+          },
           bundle: true,
           platform: 'node',
           format: 'cjs',

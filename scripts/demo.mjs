@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // The README demo (`npm run demo`): starts the Redfish simulator (4 virtual BMCs: DMTF, Dell,
-// HPE, Supermicro), discovers them into a temp copy of examples/bmh-from-redfish/site, then
+// HPE, Supermicro), discovers them into a temp copy of examples/bmh-from-redfish/discover, then
 // generates BareMetalHosts with kpt (or the bundle directly when kpt is absent) and prints them.
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,8 +13,14 @@ const fn = join(root, 'dist/bmh-from-redfish.cjs');
 const env = { ...process.env, BMC_USERNAME: 'admin', BMC_PASSWORD: 'password' };
 const tmp = mkdtempSync(join(tmpdir(), 'bmh-demo-'));
 const site = join(tmp, 'site');
-cpSync(join(root, 'examples/bmh-from-redfish/site'), site, { recursive: true });
-writeFileSync(join(site, 'Kptfile'), readFileSync(join(site, 'Kptfile'), 'utf8').replace('./dist/', join(root, 'dist') + '/'));
+cpSync(join(root, 'examples/bmh-from-redfish/discover'), site, { recursive: true });
+// the example as it was before discovery (no inventory), its Kptfile in the exec form
+rmSync(join(site, 'inventory'), { recursive: true, force: true });
+rmSync(join(site, '.expected'), { recursive: true, force: true });
+writeFileSync(
+  join(site, 'Kptfile'),
+  readFileSync(join(site, 'Kptfile'), 'utf8').replace(/image: ghcr\.io\/baremetal-krm\/bmh-from-redfish:v[0-9.]+/, `exec: ${fn}`),
+);
 
 const sim = spawn(process.execPath, [join(root, 'dist/redfish-sim.cjs'), '--count', '4', '--json'], {
   stdio: ['ignore', 'pipe', 'inherit'],
@@ -29,7 +35,7 @@ const bmcs = await new Promise((resolve, reject) => {
 });
 try {
   console.log(`simulator: ${bmcs.map((b) => `${b.url} (${b.tree})`).join(', ')}`);
-  let cfg = readFileSync(join(root, 'examples/bmh-from-redfish/discover.yaml'), 'utf8');
+  let cfg = readFileSync(join(root, 'examples/bmh-from-redfish/discover/discover.yaml'), 'utf8');
   bmcs.forEach((b, i) => (cfg = cfg.replace(`http://127.0.0.1:${18441 + i}`, b.url)));
   const cfgFile = join(tmp, 'discover.yaml');
   writeFileSync(cfgFile, cfg);

@@ -74,8 +74,20 @@ function run(cmd, argv, env = {}, quiet = false) {
 
 async function startSimulator() {
   const trees = ['libredfish-dell', 'libredfish-hpe', 'libredfish-supermicro'];
-  const argv = [join(root, 'dist/redfish-sim.cjs'), '--port', '18441', '--count', '3', '--json', ...trees.flatMap((t) => ['--tree', t])];
-  console.log(`$ node dist/redfish-sim.cjs --port 18441 --count 3 --json ${trees.map((t) => `--tree ${t}`).join(' ')} &`);
+  const creds = ['--username', CREDENTIALS.BMC_USERNAME, '--password', CREDENTIALS.BMC_PASSWORD];
+  const argv = [
+    join(root, 'dist/redfish-sim.cjs'),
+    '--port',
+    '18441',
+    '--count',
+    '3',
+    '--json',
+    ...creds,
+    ...trees.flatMap((t) => ['--tree', t]),
+  ];
+  console.log(
+    `$ node dist/redfish-sim.cjs --port 18441 --count 3 --json --username ${CREDENTIALS.BMC_USERNAME} --password *** ${trees.map((t) => `--tree ${t}`).join(' ')} &`,
+  );
   const sim = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   let err = '';
   sim.stderr.on('data', (d) => (err += d));
@@ -105,8 +117,11 @@ function files(d) {
   return out;
 }
 
-/** The demo's BMC credentials (the simulator's) and the identity that opens the demo Secrets. */
-const CREDENTIALS = { BMC_USERNAME: 'admin', BMC_PASSWORD: 'password' };
+/**
+ * The demo's BMC credentials (the simulator's; BMC_USERNAME / BMC_PASSWORD from the environment
+ * when set, never printed) and the identity that opens the demo Secrets.
+ */
+const CREDENTIALS = { BMC_USERNAME: process.env.BMC_USERNAME ?? 'admin', BMC_PASSWORD: process.env.BMC_PASSWORD ?? 'password' };
 const identity = () =>
   readFileSync(join(dir, 'demo.agekey'), 'utf8')
     .split('\n')

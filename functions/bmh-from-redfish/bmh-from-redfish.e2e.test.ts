@@ -1,8 +1,8 @@
 /**
  * End to end with the real kpt: the simulator (dist/redfish-sim.cjs, its own process) serves 4
  * BMCs; `kpt fn eval --exec dist/bmh-from-redfish.cjs` discovers them into a copy of
- * examples/bmh-from-redfish/site, then `kpt fn render --allow-exec` (the example's Kptfile,
- * unchanged) generates the BareMetalHosts. A BMC that does not answer fails the run with one
+ * examples/bmh-from-redfish/discover (its inventory removed), then `kpt fn render --allow-exec` (the
+ * example's Kptfile in its exec form) generates the BareMetalHosts. A BMC that does not answer fails the run with one
  * error naming it, or, with `baremetal-krm.dev/report-only: "true"`, is a warning and the good
  * BMCs' inventory is written.
  *
@@ -11,12 +11,13 @@
  * credentials are set in kpt's environment here; `--env BMC_PASSWORD` is for container functions.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dist, listFiles, repoRoot, run, tempDir } from '../../test/e2e/helpers.js';
+import { execForm } from '../../test/examples/kptfile.js';
 
 const PASSWORD = 'e2e-Redfish-pw-7f3a9c';
 const ENV = { BMC_USERNAME: 'root', BMC_PASSWORD: PASSWORD };
@@ -50,12 +51,17 @@ function examplePackage(prefix: string): { site: string; dir: string } {
   mkdirSync(join(dir, 'examples'));
   cpSync(join(repoRoot, 'examples/bmh-from-redfish'), join(dir, 'examples/bmh-from-redfish'), { recursive: true });
   symlinkSync(join(repoRoot, 'dist'), join(dir, 'dist'));
-  return { dir, site: join(dir, 'examples/bmh-from-redfish/site') };
+  const site = join(dir, 'examples/bmh-from-redfish/discover');
+  // the example as it was before discovery: no inventory, and the exec form of its Kptfile
+  rmSync(join(site, 'inventory'), { recursive: true, force: true });
+  rmSync(join(site, '.expected'), { recursive: true, force: true });
+  execForm(site);
+  return { dir, site };
 }
 
 /** The example discover config with the simulator's addresses (and more BMCs, annotations). */
 function discoverConfig(dir: string, extraBmcs = '', annotations = ''): string {
-  let cfg = readFileSync(join(repoRoot, 'examples/bmh-from-redfish/discover.yaml'), 'utf8');
+  let cfg = readFileSync(join(repoRoot, 'examples/bmh-from-redfish/discover/discover.yaml'), 'utf8');
   bmcs.forEach((b, i) => (cfg = cfg.replace(`http://127.0.0.1:${18441 + i}`, b.url)));
   if (annotations)
     cfg = cfg.replace('    config.kubernetes.io/local-config: "true"\n', `    config.kubernetes.io/local-config: "true"\n${annotations}`);
@@ -92,9 +98,9 @@ describe('bmh-from-redfish with kpt', () => {
     expect(r02.kind).toBe('HardwareInventory');
     expect(r02.metadata.annotations['config.kubernetes.io/local-config']).toBe('true');
     expect(r02.spec.system).toMatchObject({ manufacturer: 'Dell Inc.', model: 'PowerEdge R750', serviceTag: expect.any(String) });
-    expect(r02.spec.bmc).toEqual({ address: bmcs[1]!.url, systemPath: '/redfish/v1/Systems/System.Embedded.1' });
+    expect(r02.spec.bmc).toEqual({ address: bmcs[1]!.url, systemPath: '/redfish/v1/Systems/System.Embedded.1', virtualMedia: true });
 
-    const g = run('kpt', ['fn', 'render', '--allow-exec', 'examples/bmh-from-redfish/site', '--truncate-output=false'], { cwd: dir });
+    const g = run('kpt', ['fn', 'render', '--allow-exec', 'examples/bmh-from-redfish/discover', '--truncate-output=false'], { cwd: dir });
     expect(g.status, g.stderr).toBe(0);
     const hosts = listFiles(site).filter((f) => f.startsWith('hosts/'));
     expect(hosts).toEqual(['hosts/rack1-r01.yaml', 'hosts/rack1-r02.yaml', 'hosts/rack1-r03.yaml', 'hosts/rack1-r04.yaml']);
@@ -118,7 +124,9 @@ describe('bmh-from-redfish with kpt', () => {
     expect(d.stdout + d.stderr + g.stdout + g.stderr).not.toContain(PASSWORD);
 
     // a second render changes nothing; re-discovering the same hardware changes nothing
-    const again = run('kpt', ['fn', 'render', '--allow-exec', 'examples/bmh-from-redfish/site', '--truncate-output=false'], { cwd: dir });
+    const again = run('kpt', ['fn', 'render', '--allow-exec', 'examples/bmh-from-redfish/discover', '--truncate-output=false'], {
+      cwd: dir,
+    });
     expect(again.status, again.stderr).toBe(0);
     expect(snapshot(site)).toEqual(files);
     const d2 = run('kpt', ['fn', 'eval', '--exec', dist('bmh-from-redfish'), '--fn-config', cfg, site, '--truncate-output=false'], {
@@ -140,7 +148,7 @@ describe('bmh-from-redfish with kpt', () => {
     expect(failing.status).not.toBe(0);
     const errors = failing.stderr.split('\n').filter((l) => l.includes('[error]'));
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toContain('bmcs[4] (rack1-r05, http://127.0.0.1:9): discovery failed: connection refused');
+    expect(errors[0]).toContain('bmcs[4] (rack1-r05, http://127.0.0.1:9): discovery failed: Systems: connection refused');
     expect(errors[0]).toContain('spec.bmcs[4].address');
     expect(snapshot(site)).toEqual(before); // kpt writes nothing when the function fails
 
@@ -161,7 +169,7 @@ describe('bmh-from-redfish with kpt', () => {
     expect(reportOnly.status, reportOnly.stderr).toBe(0);
     expect(reportOnly.stderr).not.toContain('[error]');
     expect(reportOnly.stderr).toMatch(
-      /\[warning\] baremetal-krm\.dev\/v1alpha1\/BMHFromRedfish\/discover spec\.bmcs\[4\]\.address: bmcs\[4\] \(rack1-r05, http:\/\/127\.0\.0\.1:9\): discovery failed: connection refused/,
+      /\[warning\] baremetal-krm\.dev\/v1alpha1\/BMHFromRedfish\/discover spec\.bmcs\[4\]\.address: bmcs\[4\] \(rack1-r05, http:\/\/127\.0\.0\.1:9\): discovery failed: Systems: connection refused/,
     );
     expect(listFiles(site).filter((f) => f.startsWith('inventory/'))).toEqual([
       'inventory/rack1-r01.yaml',
@@ -172,7 +180,7 @@ describe('bmh-from-redfish with kpt', () => {
     expect(reportOnly.stdout + reportOnly.stderr + failing.stdout + failing.stderr).not.toContain(PASSWORD);
 
     // the four good hosts render
-    const g = run('kpt', ['fn', 'render', '--allow-exec', 'examples/bmh-from-redfish/site', '--truncate-output=false'], { cwd: dir });
+    const g = run('kpt', ['fn', 'render', '--allow-exec', 'examples/bmh-from-redfish/discover', '--truncate-output=false'], { cwd: dir });
     expect(g.status, g.stderr).toBe(0);
     expect(listFiles(site).filter((f) => f.startsWith('hosts/'))).toHaveLength(4);
   });

@@ -4,12 +4,15 @@
  * or a mounted file and never reach the output, results or logs.
  */
 import { readFileSync } from 'node:fs';
-import type { Context, Desired, ResultOptions } from '../../src/krm/index.js';
+import type { Context, Desired, KubeObject, ResultOptions } from '../../src/krm/index.js';
 import { Limiter, normalizePath, RedfishClient, type Credentials } from '../../src/redfish/client.js';
 import { describeFailure, discoverSystem, listSystems } from '../../src/redfish/discover.js';
+import type { SystemNote } from '../../src/redfish/normalize.js';
 import { INVENTORY_API_VERSION, INVENTORY_KIND, type HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
 import { redactBmcAddress } from '../../src/model/bmc.js';
+import { toDnsLabel } from '../../src/model/dns-name.js';
 import { hostAddresses, parseCidr } from '../../src/model/ip.js';
+import { Redactor, scrubStrings } from '../../src/secrets/redact.js';
 import { dnsName, naturalCompare, OWNER_DISCOVER, type Spec } from './types.js';
 import { credentialsFor, envKey, readCredentialsFile } from '../../src/secrets/bmc-credentials.js';
 
@@ -33,7 +36,11 @@ interface Found {
   requests: number;
 }
 
-export class UserinfoError extends Error {}
+type Severity = 'error' | 'warning' | 'info';
+/** results of one BMC, kept until every BMC is done and then reported in configuration order */
+type Buffered = { severity: Severity; message: string; opts: ResultOptions }[];
+
+class UserinfoError extends Error {}
 
 export function parseAddress(address: string): { origin: string; systemPath?: string } {
   const raw = /^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `https://${address}`;
@@ -79,23 +86,37 @@ export function applyTemplate(template: string, inv: HardwareInventorySpec, syst
   return dnsName(s) || undefined;
 }
 
-export async function runDiscover(ctx: Context<Spec>): Promise<void> {
-  const spec = ctx.spec;
-  const fc = ctx.functionConfig;
-  let file: Record<string, Credentials> | undefined;
-  const credPath = spec.credentialsFile ?? ctx.env.BMC_CREDENTIALS_FILE;
-  if (credPath) {
-    try {
-      file = readCredentialsFile(credPath);
-    } catch (e) {
-      ctx.results.error((e as Error).message, { object: fc, field: 'spec.credentialsFile', rule: 'discover/credentials' });
-      return;
-    }
+/**
+ * The name a System gets when its own names cannot be used (nothing to name it by, or the same
+ * name as another System's): the BMC's host and port and the System Id, e.g. `10-0-0-5-437xr1138r2`.
+ */
+function fallbackName(address: string, systemId: string): string {
+  const u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(address) ? address : `https://${address}`);
+  return toDnsLabel(`${u.hostname}${u.port ? `-${u.port}` : ''}-${systemId}`);
+}
+
+const DEFAULT_TEMPLATE = '{hostName|serviceTag|serialNumber}';
+
+/** The credentials file, or the error that stops discovery (results already reported). */
+function credentialsFile(ctx: Context<Spec>): { file?: Record<string, Credentials>; failed: boolean } {
+  const path = ctx.spec.credentialsFile ?? ctx.env.BMC_CREDENTIALS_FILE;
+  if (!path) return { failed: false };
+  try {
+    const file = readCredentialsFile(path);
+    // the runtime scrubs them (and user:password, what Basic auth encodes) from every result
+    for (const c of Object.values(file)) ctx.secrets.addCredentials(c.username, c.password);
+    return { file, failed: false };
+  } catch (e) {
+    ctx.results.error((e as Error).message, { object: ctx.functionConfig, field: 'spec.credentialsFile', rule: 'discover/credentials' });
+    return { failed: true };
   }
-  const timeoutMs = Math.round((spec.timeoutSeconds ?? 10) * 1000);
-  const limiter = new Limiter(spec.concurrency ?? 64);
+}
+
+/** The BMCs of `spec.bmcs[]`; an address that cannot be used is an error (redacted, never contacted). */
+function listedTargets(ctx: Context<Spec>): Target[] {
+  const fc = ctx.functionConfig;
   const targets: Target[] = [];
-  (spec.bmcs ?? []).forEach((b, i) => {
+  (ctx.spec.bmcs ?? []).forEach((b, i) => {
     const field = `spec.bmcs[${i}].address`;
     try {
       const { origin, systemPath: fromUrl } = parseAddress(b.address);
@@ -112,22 +133,24 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
         caFile: b.caFile,
       });
     } catch (e) {
+      const shown = `bmcs[${i}]: address "${redactBmcAddress(b.address)}"`;
       if (e instanceof UserinfoError)
-        ctx.results.error(`bmcs[${i}]: address "${redactBmcAddress(b.address)}" is refused: ${e.message}`, {
+        ctx.results.error(`${shown} is refused: ${e.message}`, { object: fc, field, rule: 'discover/credentials-in-address' });
+      else
+        ctx.results.error(`${shown} is not usable (${(e as Error).message}); write https://host[:port][/redfish/v1/Systems/<id>]`, {
           object: fc,
           field,
-          rule: 'discover/credentials-in-address',
+          rule: 'discover/bad-address',
         });
-      else
-        ctx.results.error(
-          `bmcs[${i}]: address "${redactBmcAddress(b.address)}" is not usable (${(e as Error).message}); write https://host[:port][/redfish/v1/Systems/<id>]`,
-          { object: fc, field, rule: 'discover/bad-address' },
-        );
     }
   });
+  return targets;
+}
 
-  // ranges: probe every address for a Redfish service root (no credentials needed for it)
-  for (const [i, r] of (spec.ranges ?? []).entries()) {
+/** Probes every address of `spec.ranges[]` for a Redfish service root (no credentials needed) and adds what answers. */
+async function rangeTargets(ctx: Context<Spec>, limiter: Limiter, timeoutMs: number, targets: Target[]): Promise<void> {
+  const fc = ctx.functionConfig;
+  for (const [i, r] of (ctx.spec.ranges ?? []).entries()) {
     let hosts: string[];
     try {
       hosts = hostsOf(r.cidr);
@@ -141,36 +164,27 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
     }
     const scheme = r.scheme ?? 'https';
     const port = r.port ?? (scheme === 'https' ? 443 : 80);
-    const found = await Promise.all(
-      hosts.map((h) =>
-        limiter.run(async () => {
-          const origin = rangeOrigin(scheme, h, port);
-          const c = new RedfishClient({
-            origin,
-            timeoutMs: Math.min(timeoutMs, 2000),
-            retries: 0,
-            insecureSkipVerify: r.insecureSkipVerify ?? false,
-            maxInFlight: 1,
-          });
-          try {
-            const root = await c.get('/redfish/v1');
-            return root.RedfishVersion || root.Systems ? origin : undefined;
-          } catch {
-            return undefined;
-          } finally {
-            await c.close();
-          }
-        }),
-      ),
-    );
+    const probe = async (h: string) => {
+      const origin = rangeOrigin(scheme, h, port);
+      const opts = { origin, timeoutMs: Math.min(timeoutMs, 2000), retries: 0, maxInFlight: 1 };
+      const c = new RedfishClient({ ...opts, insecureSkipVerify: r.insecureSkipVerify ?? false });
+      try {
+        const root = await c.get('/redfish/v1');
+        return root.RedfishVersion || root.Systems ? origin : undefined;
+      } catch {
+        return undefined;
+      } finally {
+        await c.close();
+      }
+    };
+    const found = await Promise.all(hosts.map((h) => limiter.run(() => probe(h))));
     for (const origin of found) {
-      if (!origin) continue;
-      const address = origin; // URL.origin: no default port
-      if (targets.some((t) => t.origin === origin)) continue; // listed in bmcs[] too (origins compare equal: default ports dropped)
+      // listed in bmcs[] too: read once (origins compare equal: URL.origin drops default ports)
+      if (!origin || targets.some((t) => t.origin === origin)) continue;
       targets.push({
-        label: `ranges[${i}] (${address})`,
+        label: `ranges[${i}] (${origin})`,
         field: `spec.ranges[${i}]`,
-        address,
+        address: origin,
         origin,
         credentialsSecret: r.credentialsSecret,
         insecureSkipVerify: r.insecureSkipVerify ?? false,
@@ -178,165 +192,256 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
     }
     ctx.results.info(
       `ranges[${i}] ${r.cidr}: ${found.filter(Boolean).length} Redfish service(s) on port ${port} among ${hosts.length} addresses`,
-      { object: fc, field: `spec.ranges[${i}]`, rule: 'discover/range' },
+      {
+        object: fc,
+        field: `spec.ranges[${i}]`,
+        rule: 'discover/range',
+      },
     );
   }
+}
 
-  const failed = new Set<Target>();
-  const closing: Promise<void>[] = [];
-  // results are buffered per BMC and reported in configuration order, not completion order
-  const buffered: { severity: 'error' | 'warning' | 'info'; message: string; opts: ResultOptions }[][] = targets.map(() => []);
-  const perTarget = await Promise.all(
-    targets.map((t, ti) =>
-      limiter.run(async (): Promise<Found[]> => {
-        const results = {
-          error: (message: string, opts: ResultOptions) => buffered[ti]!.push({ severity: 'error', message, opts }),
-          warning: (message: string, opts: ResultOptions) => buffered[ti]!.push({ severity: 'warning', message, opts }),
-          info: (message: string, opts: ResultOptions) => buffered[ti]!.push({ severity: 'info', message, opts }),
-        };
-        const credentials = credentialsFor(t, ctx.env, file);
-        if (!credentials) {
-          failed.add(t);
-          results.error(
-            `${t.label}: no credentials; set BMC_USERNAME and BMC_PASSWORD${t.name ? ` (or BMC_${envKey(t.name)}_USERNAME / _PASSWORD)` : ''} or a credentialsFile`,
-            { object: fc, field: t.field, rule: 'discover/credentials' },
-          );
-          return [];
-        }
-        let ca: string | undefined;
-        if (t.caFile) {
-          try {
-            ca = readFileSync(t.caFile, 'utf8');
-          } catch (e) {
-            failed.add(t);
-            results.error(`${t.label}: caFile ${t.caFile} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`, {
-              object: fc,
-              field: t.field.replace(/address$/, 'caFile'),
-              rule: 'discover/ca',
-            });
-            return [];
-          }
-        }
-        const client = new RedfishClient({
-          origin: t.origin,
-          credentials,
-          auth: spec.auth ?? 'basic',
-          timeoutMs,
-          retries: spec.retries ?? 2,
-          insecureSkipVerify: t.insecureSkipVerify,
-          ca,
-          maxInFlight: spec.requestsPerBmc ?? 4,
-          deadlineMs: Math.round((spec.bmcDeadlineSeconds ?? 300) * 1000),
+/** What crawling one BMC needs besides the target: the run's settings and where its results and closes go. */
+interface CrawlRun {
+  ctx: Context<Spec>;
+  file?: Record<string, Credentials>;
+  /** the environment, copied once: process.env is slow to read, and is read for every BMC */
+  env: Record<string, string | undefined>;
+  timeoutMs: number;
+  failed: Set<Target>;
+  closing: Promise<void>[];
+}
+
+/** The client for one BMC, or undefined (and an error buffered) when its credentials or CA cannot be had. */
+function clientFor(run: CrawlRun, t: Target, out: Buffered): RedfishClient | undefined {
+  const { ctx } = run;
+  const fc = ctx.functionConfig;
+  const credentials = credentialsFor(t, run.env, run.file);
+  if (!credentials) {
+    const perHost = t.name ? ` (or BMC_${envKey(t.name)}_USERNAME / _PASSWORD)` : '';
+    out.push({
+      severity: 'error',
+      message: `${t.label}: no credentials; set BMC_USERNAME and BMC_PASSWORD${perHost} or a credentialsFile`,
+      opts: { object: fc, field: t.field, rule: 'discover/credentials' },
+    });
+    return undefined;
+  }
+  let ca: string | undefined;
+  if (t.caFile) {
+    try {
+      ca = readFileSync(t.caFile, 'utf8');
+    } catch (e) {
+      out.push({
+        severity: 'error',
+        message: `${t.label}: caFile ${t.caFile} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+        opts: { object: fc, field: t.field.replace(/address$/, 'caFile'), rule: 'discover/ca' },
+      });
+      return undefined;
+    }
+  }
+  const spec = ctx.spec;
+  return new RedfishClient({
+    origin: t.origin,
+    credentials,
+    auth: spec.auth ?? 'basic',
+    timeoutMs: run.timeoutMs,
+    retries: spec.retries ?? 2,
+    insecureSkipVerify: t.insecureSkipVerify,
+    ca,
+    maxInFlight: spec.requestsPerBmc ?? 4,
+    deadlineMs: Math.round((spec.bmcDeadlineSeconds ?? 300) * 1000),
+  });
+}
+
+/**
+ * Crawls every System of one BMC. Its results are buffered in `out`; everything reported or
+ * kept is scrubbed of the credentials and session tokens in use (a BMC may echo them).
+ */
+async function crawlBmc(run: CrawlRun, t: Target, out: Buffered): Promise<Found[]> {
+  const client = clientFor(run, t, out);
+  if (!client) {
+    run.failed.add(t);
+    return [];
+  }
+  const fc = run.ctx.functionConfig;
+  const found: Found[] = [];
+  const notes: { systemId: string; note: SystemNote }[] = [];
+  try {
+    const service = await listSystems(client, { expand: run.ctx.spec.expand, only: t.systemPath });
+    const paths = service.paths;
+    if (!paths.length) throw new Error('the service root lists no Systems');
+    const shared = client.requests;
+    for (const p of paths) {
+      const before = client.requests;
+      const bmc: HardwareInventorySpec['bmc'] = { address: t.address, systemPath: p };
+      if (t.credentialsSecret) bmc.credentialsSecret = t.credentialsSecret;
+      if (t.insecureSkipVerify) bmc.insecureSkipVerify = true;
+      const d = await discoverSystem(client, p, bmc, { service: service.service }, service.inline.get(p));
+      const systemId = p.split('/').pop() ?? p;
+      found.push({ target: t, inv: d.inventory, systemId, requests: client.requests - before + (paths.length === 1 ? shared : 0) });
+      for (const note of d.notes) notes.push({ systemId, note });
+    }
+    const perSystem =
+      paths.length > 1 ? ` (${shared} for the service root and Systems, then ${found.map((f) => f.requests).join(', ')})` : '';
+    out.push({
+      severity: 'info',
+      message: `${t.label}: ${paths.length} System(s), ${client.requests} Redfish request(s)${perSystem}`,
+      opts: {
+        object: fc,
+        field: t.field,
+        rule: 'discover/requests',
+        tags: { requests: String(client.requests), systems: String(paths.length) },
+      },
+    });
+    for (const f of found)
+      for (const m of f.inv.missing ?? [])
+        out.push({
+          severity: 'warning',
+          message: `${t.label}: ${f.systemId}: ${m} (recorded as missing; the rest of the System was read)`,
+          opts: { object: fc, field: t.field, rule: 'discover/missing' },
         });
-        const out: Found[] = [];
-        try {
-          const service = await listSystems(client, { expand: spec.expand, only: t.systemPath });
-          const paths = service.paths;
-          if (!paths.length) throw new Error('the service root lists no Systems');
-          const shared = client.requests;
-          for (const p of paths) {
-            const before = client.requests;
-            const bmc: HardwareInventorySpec['bmc'] = { address: t.address, systemPath: p };
-            if (t.credentialsSecret) bmc.credentialsSecret = t.credentialsSecret;
-            if (t.insecureSkipVerify) bmc.insecureSkipVerify = true;
-            const inv = await discoverSystem(client, p, bmc, { expand: service.expand }, service.inline.get(p));
-            out.push({
-              target: t,
-              inv,
-              systemId: p.split('/').pop() ?? p,
-              requests: client.requests - before + (paths.length === 1 ? shared : 0),
-            });
-          }
-          results.info(
-            `${t.label}: ${paths.length} System(s), ${client.requests} Redfish request(s)${paths.length > 1 ? ` (${shared} for the service root and Systems, then ${out.map((f) => f.requests).join(', ')})` : ''}`,
-            {
-              object: fc,
-              field: t.field,
-              rule: 'discover/requests',
-              tags: { requests: String(client.requests), systems: String(paths.length) },
-            },
-          );
-          for (const f of out)
-            for (const m of f.inv.missing ?? [])
-              results.warning(`${t.label}: ${f.systemId}: ${m} (recorded as missing; the rest of the System was read)`, {
-                object: fc,
-                field: t.field,
-                rule: 'discover/missing',
-              });
-        } catch (e) {
-          failed.add(t);
-          results.error(`${t.label}: discovery failed: ${describeFailure(e)}`, { object: fc, field: t.field, rule: 'discover/bmc' });
-          return [];
-        } finally {
-          // log out and close after the slot is free: the next BMC need not wait for it
-          closing.push(client.close());
-        }
-        return out;
-      }),
-    ),
-  );
+    for (const { systemId, note } of notes)
+      out.push({
+        severity: note.severity,
+        message: `${t.label}: ${systemId}: ${note.message}`,
+        opts: { object: fc, field: t.field, rule: note.rule },
+      });
+  } catch (e) {
+    run.failed.add(t);
+    out.push({
+      severity: 'error',
+      message: `${t.label}: discovery failed: ${describeFailure(e)}`,
+      opts: { object: fc, field: t.field, rule: 'discover/bmc' },
+    });
+    found.length = 0;
+  } finally {
+    // log out and close after the slot is free: the next BMC need not wait for it
+    run.closing.push(client.close());
+  }
+  // session tokens: the runtime scrubs them from every result too
+  for (const token of client.secrets()) run.ctx.secrets.add(token);
+  const redactor = redactorFor(client.secrets());
+  const scrub = (text: string) => redactor.scrubKnown(text);
+  for (const r of out) r.message = scrub(r.message);
+  // one look at the whole inventory; its strings are walked only when a credential is in it
+  return found.map((f) => {
+    const text = JSON.stringify(f.inv);
+    return scrub(text) === text ? f : { ...f, inv: scrubStrings(f.inv, scrub) };
+  });
+}
 
-  await Promise.all(closing); // close() never throws
+/** A Redactor of these secrets: one for every BMC that shares its credentials (and has no session token of its own). */
+const redactors = new Map<string, Redactor>();
+function redactorFor(secrets: string[]): Redactor {
+  const key = secrets.join('\0');
+  let r = redactors.get(key);
+  if (!r) {
+    r = new Redactor();
+    for (const s of secrets) r.add(s);
+    if (redactors.size < 64) redactors.set(key, r);
+  }
+  return r;
+}
+
+/** The name a System would get from the configuration: bmcs[].name (with the System Id when a BMC has several), else the template. */
+function configuredName(spec: Spec, f: Found, systemsOfBmc: number): { name?: string; explicit: boolean } {
+  const t = f.target;
+  if (t.name) return { name: systemsOfBmc > 1 ? dnsName(`${t.name}-${f.systemId}`) : t.name, explicit: true };
+  return { name: applyTemplate(spec.nameTemplate ?? DEFAULT_TEMPLATE, f.inv, f.systemId), explicit: false };
+}
+
+/**
+ * Names every System found. A System the template cannot name, and every System whose
+ * template name another System also gets, is named from its BMC address and System Id
+ * (fallbackName) with a warning naming the others: one name problem never stops a fleet scan.
+ * Two Systems named the same by bmcs[].name are an error (the configuration contradicts itself).
+ */
+function nameSystems(ctx: Context<Spec>, perTarget: Found[][]): Map<string, Found> {
+  const fc = ctx.functionConfig;
+  const template = ctx.spec.nameTemplate ?? DEFAULT_TEMPLATE;
+  const wanted = perTarget.flatMap((found) => found.map((f) => ({ f, ...configuredName(ctx.spec, f, found.length) })));
+  const byName = new Map<string, typeof wanted>();
+  for (const w of wanted) if (w.name) byName.set(w.name, [...(byName.get(w.name) ?? []), w]);
+  const who = (f: Found) => `${f.target.label} System ${f.systemId}`;
+  const named = new Map<string, Found>();
+  for (const w of wanted) {
+    const t = w.f.target;
+    let name = w.name;
+    const same = name ? byName.get(name)!.filter((o) => o !== w) : [];
+    if (!name || (!w.explicit && same.length)) {
+      name = fallbackName(t.address, w.f.systemId);
+      const why = w.name
+        ? `would be named "${w.name}" like ${same.map((o) => who(o.f)).join(', ')}`
+        : `gives no name from nameTemplate "${template}" (no hostName, serial number or other usable identity)`;
+      ctx.results.warning(`${who(w.f)} ${why}; named "${name}" from its BMC address and System Id (set bmcs[].name to choose)`, {
+        object: fc,
+        field: t.field,
+        rule: w.name ? 'discover/duplicate-name' : 'discover/name',
+      });
+    }
+    const other = named.get(name);
+    if (other) {
+      ctx.results.error(`${who(w.f)} would be named "${name}", like ${who(other)}; set bmcs[].name for one of them`, {
+        object: fc,
+        field: t.field,
+        rule: 'discover/duplicate-name',
+      });
+      continue;
+    }
+    named.set(name, w.f);
+  }
+  return named;
+}
+
+/** A BMC that failed this time keeps its last snapshot. */
+function keptSnapshots(ctx: Context<Spec>, failed: Set<Target>, names: Set<string>): Desired[] {
+  const kept: Desired[] = [];
+  for (const item of ctx.ofKind(INVENTORY_KIND, 'baremetal-krm.dev') as KubeObject[]) {
+    const addr = (item.data.spec as HardwareInventorySpec | undefined)?.bmc?.address;
+    if (!addr || names.has(item.name) || ![...failed].some((t) => t.address === addr)) continue;
+    kept.push({ data: structuredClone(item.data) });
+    names.add(item.name);
+    ctx.results.warning(`${item.name}: kept the previous inventory snapshot because its BMC failed`, {
+      object: item,
+      rule: 'discover/kept',
+    });
+  }
+  return kept;
+}
+
+export async function runDiscover(ctx: Context<Spec>): Promise<void> {
+  const { file, failed: badFile } = credentialsFile(ctx);
+  if (badFile) return;
+  const timeoutMs = Math.round((ctx.spec.timeoutSeconds ?? 10) * 1000);
+  const limiter = new Limiter(ctx.spec.concurrency ?? 64);
+  const targets = listedTargets(ctx);
+  await rangeTargets(ctx, limiter, timeoutMs, targets);
+
+  const run: CrawlRun = { ctx, file, env: { ...ctx.env }, timeoutMs, failed: new Set(), closing: [] };
+  const buffered: Buffered[] = targets.map(() => []);
+  const perTarget = await Promise.all(targets.map((t, i) => limiter.run(() => crawlBmc(run, t, buffered[i]!))));
+  await Promise.all(run.closing); // close() never throws
   for (const list of buffered) for (const r of list) ctx.results.add(r.severity, r.message, r.opts);
 
-  // names
-  const desired: Desired[] = [];
-  const names = new Map<string, string>();
-  for (const found of perTarget) {
-    for (const f of found) {
-      const t = f.target;
-      let name: string | undefined;
-      if (t.name) name = found.length > 1 ? dnsName(`${t.name}-${f.systemId}`) : t.name;
-      else name = applyTemplate(spec.nameTemplate ?? '{hostName|serviceTag|serialNumber}', f.inv, f.systemId);
-      if (!name) {
-        ctx.results.error(
-          `${t.label}: System ${f.systemId} gives no name from nameTemplate "${spec.nameTemplate ?? '{hostName|serviceTag|serialNumber}'}"; set bmcs[].name`,
-          { object: fc, field: t.field, rule: 'discover/name' },
-        );
-        continue;
-      }
-      const other = names.get(name);
-      if (other) {
-        ctx.results.error(`${t.label}: System ${f.systemId} would be named "${name}", like ${other}; set bmcs[].name for one of them`, {
-          object: fc,
-          field: t.field,
-          rule: 'discover/duplicate-name',
-        });
-        continue;
-      }
-      names.set(name, `${t.label} ${f.systemId}`);
-      desired.push({
-        data: {
-          apiVersion: INVENTORY_API_VERSION,
-          kind: INVENTORY_KIND,
-          metadata: { name, annotations: { 'config.kubernetes.io/local-config': 'true' } },
-          spec: f.inv,
-        },
-        path: `inventory/${name}.yaml`,
-      });
-    }
-  }
-  // a BMC that failed this time keeps its last snapshot
-  for (const item of ctx.ofKind(INVENTORY_KIND, 'baremetal-krm.dev')) {
-    const addr = (item.data.spec as HardwareInventorySpec | undefined)?.bmc?.address;
-    if (!addr || names.has(item.name)) continue;
-    if ([...failed].some((t) => t.address === addr)) {
-      desired.push({ data: structuredClone(item.data) });
-      names.set(item.name, 'kept');
-      ctx.results.warning(`${item.name}: kept the previous inventory snapshot because its BMC failed`, {
-        object: item,
-        rule: 'discover/kept',
-      });
-    }
-  }
-  desired.sort((a, b) =>
-    naturalCompare(String((a.data.metadata as { name: string }).name), String((b.data.metadata as { name: string }).name)),
-  );
+  const named = nameSystems(ctx, perTarget);
+  const desired: Desired[] = [...named].map(([name, f]) => ({
+    data: {
+      apiVersion: INVENTORY_API_VERSION,
+      kind: INVENTORY_KIND,
+      metadata: { name, annotations: { 'config.kubernetes.io/local-config': 'true' } },
+      spec: f.inv,
+    },
+    path: `inventory/${name}.yaml`,
+  }));
+  desired.push(...keptSnapshots(ctx, run.failed, new Set(named.keys())));
+  const nameOf = (d: Desired) => String((d.data.metadata as { name: string }).name);
+  desired.sort((a, b) => naturalCompare(nameOf(a), nameOf(b)));
   ctx.reconcile(OWNER_DISCOVER, desired);
   const systems = perTarget.reduce((n, f) => n + f.length, 0);
   const requests = perTarget.flat().reduce((n, f) => n + f.requests, 0);
-  ctx.results.info(
-    `discovered ${systems} System(s) from ${targets.length - failed.size} of ${targets.length} BMC(s)${systems ? `, ${(requests / systems).toFixed(1)} Redfish requests per System` : ''}`,
-    { object: fc, rule: 'discover/summary' },
-  );
+  const rate = systems ? `, ${(requests / systems).toFixed(1)} Redfish requests per System` : '';
+  ctx.results.info(`discovered ${systems} System(s) from ${targets.length - run.failed.size} of ${targets.length} BMC(s)${rate}`, {
+    object: ctx.functionConfig,
+    rule: 'discover/summary',
+  });
 }

@@ -3,13 +3,11 @@
  * host catalogue), and the `environment.metal3.io: baremetal` label on referenced Secrets.
  */
 import type { Context, Desired, KubeObject } from '../../src/krm/index.js';
-import { schemeFor } from '../../src/model/bmc.js';
-import type { HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
+import { chooseScheme, type SchemeChoice } from '../../src/model/bmc.js';
+import { incompleteParts, type HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
+// the boot MAC and root disk policies are shared with site-from-catalogue
 import { chooseBootMac, chooseRootDisk } from '../../src/model/host-policy.js';
 import { dnsName, naturalCompare, OWNER_GENERATE, type BmcEntry, type Spec } from './types.js';
-
-// the boot MAC and root disk policies are shared with site-from-catalogue (src/model/host-policy.ts)
-export { chooseBootMac, chooseRootDisk, type BootMacChoice, type RootChoice } from '../../src/model/host-policy.js';
 
 function labelValue(s: string): string {
   return s
@@ -25,12 +23,23 @@ function vendorLabel(m: string | undefined): string | undefined {
   return labelValue(first) || undefined;
 }
 
-export function bmcAddress(inv: HardwareInventorySpec, bootMethod: 'virtualmedia' | 'ipxe'): string {
+/** The BMC address BMO gets: the scheme chosen from the requested boot method and what the BMC and System offer. */
+function bmcAddress(
+  inv: HardwareInventorySpec,
+  want: NonNullable<Spec['bootMethod']>,
+  bootMac: boolean,
+): SchemeChoice & { address: string } {
   const raw = /^[a-z][a-z0-9+.-]*:\/\//i.test(inv.bmc.address) ? inv.bmc.address : `https://${inv.bmc.address}`;
   const u = new URL(raw);
-  const vendor = /dell/i.test(inv.system.manufacturer ?? '') ? 'dell' : undefined;
-  const scheme = schemeFor({ vendor, bootMethod, transport: u.protocol === 'http:' ? 'http' : 'https' });
-  return `${scheme}://${u.host}${inv.bmc.systemPath}`;
+  const manufacturer = inv.system.manufacturer ?? '';
+  const choice = chooseScheme(want, {
+    vendor: /dell/i.test(manufacturer) ? 'dell' : /^(hpe|hp)\b/i.test(manufacturer) ? 'hpe' : undefined,
+    virtualMedia: inv.bmc.virtualMedia,
+    uefiHttp: inv.uefiHttp,
+    bootMac,
+    transport: u.protocol === 'http:' ? 'http' : 'https',
+  });
+  return { ...choice, address: `${choice.scheme}://${u.host}${inv.bmc.systemPath}` };
 }
 
 function overrideFor(spec: Spec, name: string, inv: HardwareInventorySpec): BmcEntry | undefined {
@@ -81,6 +90,136 @@ function hardwareData(name: string, ns: string | undefined, inv: HardwareInvento
   };
 }
 
+/** The inventory of an item when a BareMetalHost can be made from it; otherwise an error result and undefined. */
+function usableInventory(ctx: Context<Spec>, item: KubeObject, seen: Map<string, KubeObject>): HardwareInventorySpec | undefined {
+  const name = item.name;
+  const first = seen.get(name);
+  if (first) {
+    ctx.results.error(
+      `HardwareInventory ${name} appears twice (${first.file()?.path ?? '?'} and ${item.file()?.path ?? '?'}); delete one`,
+      {
+        object: item,
+        rule: 'generate/duplicate-inventory',
+      },
+    );
+    return undefined;
+  }
+  seen.set(name, item);
+  const inv = (item.data.spec ?? {}) as HardwareInventorySpec;
+  if (!inv.bmc?.address || !inv.bmc.systemPath) {
+    ctx.results.error(`HardwareInventory ${name}: spec.bmc.address and spec.bmc.systemPath are required; re-run discover`, {
+      object: item,
+      field: 'spec.bmc',
+      rule: 'generate/bad-inventory',
+    });
+    return undefined;
+  }
+  if (/^([a-z][a-z0-9+.-]*:\/\/)?[^?#]*@/i.test(inv.bmc.address)) {
+    ctx.results.error(
+      `HardwareInventory ${name}: spec.bmc.address carries a user name or password; remove them (credentials belong in the BMC Secret) or re-run discover`,
+      { object: item, field: 'spec.bmc.address', rule: 'generate/credentials-in-address' },
+    );
+    return undefined;
+  }
+  const dns = dnsName(name);
+  if (dns !== name) {
+    ctx.results.error(`HardwareInventory ${name}: the name is not DNS-1123 (try "${dns}"); rename the item`, {
+      object: item,
+      field: 'metadata.name',
+      rule: 'generate/bad-name',
+    });
+    return undefined;
+  }
+  if (inv.notAHost) {
+    ctx.results.info(`HardwareInventory ${name} is not a host (${inv.notAHost}); no BareMetalHost`, {
+      object: item,
+      field: 'spec.notAHost',
+      rule: 'generate/not-a-host',
+    });
+    return undefined;
+  }
+  return inv;
+}
+
+/** Labels of a host: vendor, model, the hardware profile when one was chosen, then the configured ones. */
+function hostLabels(spec: Spec, inv: HardwareInventorySpec, ov: BmcEntry | undefined): Record<string, string> {
+  const labels: Record<string, string> = {};
+  const vendor = vendorLabel(inv.system.manufacturer);
+  if (vendor) labels['baremetal-krm.dev/vendor'] = vendor;
+  const model = inv.system.model ? labelValue(inv.system.model.toLowerCase()) : '';
+  if (model) labels['baremetal-krm.dev/model'] = model;
+  // the profile the host must match (intent-validate checks it, the report groups by it):
+  // only when one was chosen, not airshipctl's catch-all `default`
+  const chosen = ov?.profile ?? spec.hardwareProfile;
+  const prof = chosen ? labelValue(chosen) : '';
+  if (prof) labels['baremetal-krm.dev/hardware-profile'] = prof;
+  Object.assign(labels, spec.labels ?? {}, ov?.labels ?? {});
+  return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** The boot MAC (the override, else the policy), saying which rule chose it when it was the fallback. */
+function bootMacOf(ctx: Context<Spec>, item: KubeObject, inv: HardwareInventorySpec, ov: BmcEntry | undefined): string | undefined {
+  if (ov?.bootMACAddress) return ov.bootMACAddress.toLowerCase();
+  const c = chooseBootMac(inv.nics ?? []);
+  const at = { object: item, field: 'spec.nics', rule: 'generate/no-boot-mac' };
+  if (c.rule === 'first-physical')
+    ctx.results.info(`HardwareInventory ${item.name}: boot MAC ${c.mac}: ${c.why}`, { ...at, rule: 'generate/boot-mac' });
+  if (!c.mac)
+    ctx.results[ctx.spec.bootMethod === 'ipxe' ? 'error' : 'warning'](
+      `HardwareInventory ${item.name}: ${c.why}; set bmcs[].bootMACAddress for this host`,
+      at,
+    );
+  return c.mac;
+}
+
+/** The BareMetalHost of one inventory (+ HardwareData), and its host-catalogue entry. */
+function hostFrom(ctx: Context<Spec>, item: KubeObject, inv: HardwareInventorySpec, secrets: Set<string>) {
+  const { spec } = ctx;
+  const name = item.name;
+  const ov = overrideFor(spec, name, inv);
+  const ns = spec.namespace ?? item.namespace;
+  const credentialsName = ov?.credentialsSecret ?? inv.bmc.credentialsSecret ?? `${name}-bmc-secret`;
+  secrets.add(`${ns ?? ''}/${credentialsName}`);
+  const insecure = ov?.insecureSkipVerify ?? inv.bmc.insecureSkipVerify ?? false;
+  const bootMac = bootMacOf(ctx, item, inv, ov);
+  const scheme = bmcAddress(inv, spec.bootMethod ?? 'virtualmedia', !!bootMac);
+  if (scheme.why)
+    ctx.results.info(`HardwareInventory ${name}: ${scheme.scheme}:// because ${scheme.why}`, { object: item, rule: 'generate/bmc-scheme' });
+  if (scheme.warning) ctx.results.warning(`HardwareInventory ${name}: ${scheme.warning}`, { object: item, rule: 'generate/bmc-scheme' });
+  const bmc: Record<string, unknown> = { address: scheme.address, credentialsName };
+  if (insecure) bmc.disableCertificateVerification = true;
+  const root = chooseRootDisk(inv.disks ?? [], spec.rootDeviceMinGiB ?? 20);
+  if (root.warning)
+    ctx.results.warning(`HardwareInventory ${name}: ${root.warning}`, { object: item, field: 'spec.disks', rule: 'generate/root-disk' });
+  const lacks = incompleteParts(inv);
+  if (lacks.length)
+    ctx.results.warning(
+      `HardwareInventory ${name}: the snapshot is incomplete (${lacks.join(', ')}; a powered-off host may report so)${spec.hardwareData ? '; no HardwareData, and inspectionMode: agent so that BMO inspects the host' : '; BMO will inspect the host'}`,
+      { object: item, rule: 'generate/incomplete' },
+    );
+  const withData = spec.hardwareData && !lacks.length;
+  const bmhSpec: Record<string, unknown> = { online: spec.online ?? false, bmc };
+  if (bootMac) bmhSpec.bootMACAddress = bootMac;
+  if (inv.bootMode) bmhSpec.bootMode = inv.bootMode;
+  if (root.hints) bmhSpec.rootDeviceHints = root.hints;
+  // agent inspection reads the hardware from inside: what a BMC that reported nothing cannot give
+  // (fast, out-of-band inspection would ask that same BMC again)
+  if (spec.hardwareData) bmhSpec.inspectionMode = withData ? 'disabled' : 'agent';
+  const md: Record<string, unknown> = { name };
+  if (ns) md.namespace = ns;
+  md.labels = hostLabels(spec, inv, ov);
+  const path = `hosts/${name}.yaml`;
+  const desired: Desired[] = [{ data: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: md, spec: bmhSpec }, path }];
+  if (withData) desired.push({ data: hardwareData(name, ns, inv), path });
+  const entry: Record<string, unknown> = { bmcAddress: bmc.address };
+  if (bootMac) entry.macAddress = bootMac;
+  entry.bootMode = inv.bootMode ?? 'UEFI';
+  entry.disableCertificateVerification = insecure;
+  entry.hardwareProfile = ov?.profile ?? spec.hardwareProfile ?? 'default';
+  if (Object.keys(ov?.labels ?? {}).length) entry.labels = ov!.labels;
+  return { desired, entry };
+}
+
 export function runGenerate(ctx: Context<Spec>): void {
   const spec = ctx.spec;
   const invs = ctx
@@ -92,101 +231,11 @@ export function runGenerate(ctx: Context<Spec>): void {
   const seen = new Map<string, KubeObject>();
   const secrets = new Set<string>();
   for (const item of invs) {
-    const name = item.name;
-    if (seen.has(name)) {
-      ctx.results.error(
-        `HardwareInventory ${name} appears twice (${seen.get(name)!.file()?.path ?? '?'} and ${item.file()?.path ?? '?'}); delete one`,
-        { object: item, rule: 'generate/duplicate-inventory' },
-      );
-      continue;
-    }
-    seen.set(name, item);
-    const inv = (item.data.spec ?? {}) as HardwareInventorySpec;
-    if (!inv.bmc?.address || !inv.bmc.systemPath) {
-      ctx.results.error(`HardwareInventory ${name}: spec.bmc.address and spec.bmc.systemPath are required; re-run discover`, {
-        object: item,
-        field: 'spec.bmc',
-        rule: 'generate/bad-inventory',
-      });
-      continue;
-    }
-    if (/^([a-z][a-z0-9+.-]*:\/\/)?[^?#]*@/i.test(inv.bmc.address)) {
-      ctx.results.error(
-        `HardwareInventory ${name}: spec.bmc.address carries a user name or password; remove them (credentials belong in the BMC Secret) or re-run discover`,
-        { object: item, field: 'spec.bmc.address', rule: 'generate/credentials-in-address' },
-      );
-      continue;
-    }
-    const dns = dnsName(name);
-    if (dns !== name) {
-      ctx.results.error(`HardwareInventory ${name}: the name is not DNS-1123 (try "${dns}"); rename the item`, {
-        object: item,
-        field: 'metadata.name',
-        rule: 'generate/bad-name',
-      });
-      continue;
-    }
-    const ov = overrideFor(spec, name, inv);
-    const ns = spec.namespace ?? item.namespace;
-    const bootMethod = spec.bootMethod ?? 'virtualmedia';
-    const credentialsName = ov?.credentialsSecret ?? inv.bmc.credentialsSecret ?? `${name}-bmc-secret`;
-    secrets.add(`${ns ?? ''}/${credentialsName}`);
-    const insecure = ov?.insecureSkipVerify ?? inv.bmc.insecureSkipVerify ?? false;
-    const bmc: Record<string, unknown> = { address: bmcAddress(inv, bootMethod), credentialsName };
-    if (insecure) bmc.disableCertificateVerification = true;
-
-    let bootMac = ov?.bootMACAddress?.toLowerCase();
-    if (!bootMac) {
-      const c = chooseBootMac(inv.nics ?? []);
-      bootMac = c.mac;
-      if (!c.mac)
-        ctx.results[bootMethod === 'ipxe' ? 'error' : 'warning'](
-          `HardwareInventory ${name}: ${c.why}; set bmcs[].bootMACAddress for this host`,
-          {
-            object: item,
-            field: 'spec.nics',
-            rule: 'generate/no-boot-mac',
-          },
-        );
-    }
-    const root = chooseRootDisk(inv.disks ?? [], spec.rootDeviceMinGiB ?? 20);
-    if (root.warning)
-      ctx.results.warning(`HardwareInventory ${name}: ${root.warning}`, { object: item, field: 'spec.disks', rule: 'generate/root-disk' });
-
-    const profile = ov?.profile ?? spec.hardwareProfile ?? 'default';
-    const labels: Record<string, string> = {};
-    const vendor = vendorLabel(inv.system.manufacturer);
-    if (vendor) labels['baremetal-krm.dev/vendor'] = vendor;
-    const model = inv.system.model ? labelValue(inv.system.model.toLowerCase()) : '';
-    if (model) labels['baremetal-krm.dev/model'] = model;
-    // the profile the host must match (intent-validate checks it, the report groups by it):
-    // only when one was chosen, not airshipctl's catch-all `default`
-    const chosen = ov?.profile ?? spec.hardwareProfile;
-    const prof = chosen ? labelValue(chosen) : '';
-    if (prof) labels['baremetal-krm.dev/hardware-profile'] = prof;
-    Object.assign(labels, spec.labels ?? {}, ov?.labels ?? {});
-    const sortedLabels = Object.fromEntries(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : 1)));
-
-    const bmhSpec: Record<string, unknown> = { online: spec.online ?? false, bmc };
-    if (bootMac) bmhSpec.bootMACAddress = bootMac;
-    if (inv.bootMode) bmhSpec.bootMode = inv.bootMode;
-    if (root.hints) bmhSpec.rootDeviceHints = root.hints;
-    if (spec.hardwareData) bmhSpec.inspectionMode = 'disabled';
-    const md: Record<string, unknown> = { name };
-    if (ns) md.namespace = ns;
-    md.labels = sortedLabels;
-    const path = `hosts/${name}.yaml`;
-    desired.push({ data: { apiVersion: 'metal3.io/v1alpha1', kind: 'BareMetalHost', metadata: md, spec: bmhSpec }, path });
-    if (spec.hardwareData) desired.push({ data: hardwareData(name, ns, inv), path });
-    if (spec.hostCatalogue) {
-      const entry: Record<string, unknown> = { bmcAddress: bmc.address };
-      if (bootMac) entry.macAddress = bootMac;
-      entry.bootMode = inv.bootMode ?? 'UEFI';
-      entry.disableCertificateVerification = insecure;
-      entry.hardwareProfile = profile;
-      if (Object.keys(ov?.labels ?? {}).length) entry.labels = ov!.labels;
-      catalogue[name] = entry;
-    }
+    const inv = usableInventory(ctx, item, seen);
+    if (!inv) continue;
+    const host = hostFrom(ctx, item, inv, secrets);
+    desired.push(...host.desired);
+    if (spec.hostCatalogue) catalogue[item.name] = host.entry;
   }
   if (spec.hostCatalogue && Object.keys(catalogue).length) {
     desired.push({

@@ -36,7 +36,7 @@ export interface Spec {
   nameTemplate?: string;
   namespace?: string;
   online?: boolean;
-  bootMethod?: 'virtualmedia' | 'ipxe';
+  bootMethod?: 'virtualmedia' | 'ipxe' | 'uefihttp';
   rootDeviceMinGiB?: number;
   hardwareData?: boolean;
   hostCatalogue?: boolean;

@@ -3,7 +3,8 @@
  * own folder, applied by its own Flux Kustomization (`wait: true`, `force: true`) in the
  * dependsOn chain. Everything else stays an explicit gate, with the reason it is not a Job.
  */
-import { EMIT_OPTIONS, yamlLib, type KubeObject } from '../../src/krm/index.js';
+import { dotted, EMIT_OPTIONS, yamlLib, type KubeObject } from '../../src/krm/index.js';
+import { forEachCredential } from '../../src/secrets/redact.js';
 import type { Bundle } from './bundle.js';
 import type { Step } from './steps.js';
 import { isMap, str, type Data } from './model.js';
@@ -93,6 +94,13 @@ function indent(text: string, by: string): string {
     .join('\n');
 }
 
+/** The fields of a document that hold a credential (src/secrets), as `spec.envVars[1]`, each once. */
+function credentialFields(doc: unknown, prefix: string): string[] {
+  const out = new Set<string>();
+  if (doc !== undefined) forEachCredential(doc, (_v, path) => out.add(prefix + dotted(path)));
+  return [...out];
+}
+
 function genericContainer(st: Step, x: JobInputs): JobDecision {
   const d = st.executor!.data;
   const spec = isMap(d.spec) ? d.spec : {};
@@ -113,6 +121,7 @@ function genericContainer(st: Step, x: JobInputs): JobDecision {
 
   // the executor's config: inline `config`, or the `configRef` document when the input has it
   let config: string | undefined;
+  let configDoc: { label: string; data: unknown } | undefined;
   if (typeof d.config === 'string' && d.config.trim() !== '') config = d.config;
   else if (isMap(d.configRef)) {
     const kind = str(d.configRef.kind) ?? 'ConfigMap';
@@ -123,7 +132,14 @@ function genericContainer(st: Step, x: JobInputs): JobDecision {
         reason: `its configRef ${kind}/${name} is not in the input (airshipctl renders it from the phase bundle, e.g. manifests/function/phase-helpers); add that document to run the step as a Job`,
       };
     config = documentText(o);
+    configDoc = { label: `${kind}/${name} `, data: o.data };
   }
+  // a Job is written into Git: a credential of the executor (envVars) or of its config would be copied there in plain text
+  const held = [...credentialFields(d, ''), ...credentialFields(configDoc?.data, configDoc?.label ?? '')];
+  if (held.length > 0)
+    return {
+      reason: `${held.join(', ')} hold(s) a credential, which a Job would copy into Git in plain text; give the container its credentials from a Secret`,
+    };
   const p: ContainerParts = { image, env: [], mounts: [], volumes: [] };
   const skipped: string[] = [];
   if (Array.isArray(spec.envVars))

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { parseAllDocuments, stringify } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot, resourceList } from '../../test/golden.js';
+import { execForm } from '../../test/examples/kptfile.js';
 import { airshipctlFixtures, airshipctlPackage } from '../../test/phase-plan/kpt-package.js';
 import { splitStream } from '../../src/krm/index.js';
 import { syntheticSite } from '../../test/phase-plan/synthetic-site.js';
@@ -105,9 +106,8 @@ describe('phase-plan-expand e2e', () => {
 
   it('kpt fn render --allow-exec expands the example package, and a second render changes nothing', () => {
     const pkg = join(work, 'pkg');
-    cpSync(join(repoRoot, 'examples/phase-plan-expand/package'), pkg, { recursive: true });
-    const kptfile = readFileSync(join(pkg, 'Kptfile'), 'utf8').replace('./dist/phase-plan-expand.cjs', bundle);
-    writeFileSync(join(pkg, 'Kptfile'), kptfile);
+    cpSync(join(repoRoot, 'examples/phase-plan-expand/deploy-gating'), pkg, { recursive: true });
+    execForm(pkg);
     const render = () => spawnSync('kpt', ['fn', 'render', '--allow-exec', pkg], { encoding: 'utf8' });
     const r1 = render();
     expect(r1.status, r1.stderr).toBe(0);
@@ -125,8 +125,8 @@ describe('phase-plan-expand e2e', () => {
 
   it('kpt fn render with gates: job writes the gate folder, and a second render changes nothing', () => {
     const pkg = join(work, 'pkg-jobs');
-    cpSync(join(repoRoot, 'examples/phase-plan-expand/package'), pkg, { recursive: true });
-    writeFileSync(join(pkg, 'Kptfile'), readFileSync(join(pkg, 'Kptfile'), 'utf8').replace('./dist/phase-plan-expand.cjs', bundle));
+    cpSync(join(repoRoot, 'examples/phase-plan-expand/deploy-gating'), pkg, { recursive: true });
+    execForm(pkg);
     writeFileSync(
       join(pkg, 'fn-config.yaml'),
       readFileSync(join(pkg, 'fn-config.yaml'), 'utf8') +

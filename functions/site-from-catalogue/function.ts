@@ -11,6 +11,7 @@ import { readInputs } from './inputs.js';
 import { distil } from './distil.js';
 import { warnPlaintextSecrets } from './credentials.js';
 import { generateSite } from './site.js';
+import { reconcileDiscovery } from './discovery.js';
 import { sopsBmcSecrets } from './sops-secrets.js';
 import type { Spec } from './spec.js';
 
@@ -43,6 +44,7 @@ export const definition: FunctionDefinition<Spec> = {
     }
     if (spec.site) {
       generateSite(ctx, spec);
+      if (!ctx.results.hasErrors) reconcileDiscovery(ctx, spec, OWNER);
       return;
     }
     const inputs = readInputs(ctx);
@@ -56,11 +58,14 @@ export const definition: FunctionDefinition<Spec> = {
     );
     if (spec.credentials?.mode !== 'sops') {
       ctx.reconcile(`${OWNER}/hosts`, desired, { byPath: true });
+      reconcileDiscovery(ctx, spec, OWNER);
       return;
     }
     // the encrypted BMC Secrets (async: age), each in its own file beside its host
     return sopsBmcSecrets(ctx, spec, plan.hosts, `${OWNER}/hosts`).then((secrets) => {
-      if (secrets) ctx.reconcile(`${OWNER}/hosts`, [...desired, ...secrets], { byPath: true });
+      if (!secrets) return;
+      ctx.reconcile(`${OWNER}/hosts`, [...desired, ...secrets], { byPath: true });
+      reconcileDiscovery(ctx, spec, OWNER);
     });
   },
 };

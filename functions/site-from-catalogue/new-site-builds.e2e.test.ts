@@ -10,7 +10,7 @@ import { parseAllDocuments } from 'yaml';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../test/golden.js';
 
-const example = join(repoRoot, 'examples/site-from-catalogue');
+const example = join(repoRoot, 'examples/site-from-catalogue/new-site');
 const bundle = join(repoRoot, 'dist/site-from-catalogue.cjs');
 const work = mkdtempSync(join(tmpdir(), 'site-from-catalogue-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -24,6 +24,21 @@ export interface Spec {
   ipam?: Record<string, { cidr?: string; start?: string; end?: string; reserved?: string[] }>;
   roles?: { controlPlane?: RoleRule; workers?: RoleRule };
   inventory?: { linkNics?: Record<string, string>; hardwareProfile?: string };
+  discovery?: {
+    repository: string;
+    sitePath: string;
+    site?: string;
+    dir?: string;
+    schedule?: string;
+    namespace?: string;
+    image?: string;
+    gitImage?: string;
+    baseBranch?: string;
+    branch?: string;
+    bmcCredentialsSecret?: string;
+    gitSecret?: string;
+    egress: { bmcCidrs?: string[]; bmcPorts?: number[]; gitCidrs: string[]; gitPort?: number };
+  };
   site?: {
     name: string;
     root?: string;

@@ -7,6 +7,7 @@ import { PLAN_HELP, runPlan } from '../cli/plan.js';
 import { runValidate, VALIDATE_HELP } from '../cli/validate.js';
 import { REPORT_HELP, reportMain } from '../report/cli.js';
 import { RENDER_HELP, runRender } from '../cli/render.js';
+import { redactText } from '../secrets/redact.js';
 
 const HELP = `baremetal-krm <command> [options]
 
@@ -55,7 +56,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (e: unknown) => {
-    process.stderr.write(`baremetal-krm: internal error: ${(e as Error).stack ?? String(e)}\n`);
+    process.stderr.write(`baremetal-krm: internal error: ${redactText((e as Error).stack ?? String(e))}\n`);
     process.exitCode = 1;
   },
 );

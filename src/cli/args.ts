@@ -12,6 +12,8 @@ export interface CommandArgs {
   one(name: string): string | undefined;
   /** every value of a string option, in order (options may repeat) */
   all(name: string): string[];
+  /** whether a string option was given */
+  has(name: string): boolean;
   flag(name: string): boolean;
   positional: string[];
 }
@@ -44,6 +46,7 @@ export function parseCommandArgs(argv: string[], strings: readonly string[], fla
   return {
     one: (name) => (values[name] as string[] | undefined)?.at(-1),
     all: (name) => (values[name] as string[] | undefined) ?? [],
+    has: (name) => values[name] !== undefined,
     flag: (name) => values[name] === true,
     positional: parsed.positionals,
   };

@@ -17,7 +17,8 @@ revisions: a file under the site, or under a folder or file the site's kustomiza
 Kptfiles refer to, followed transitively (shared types, catalogues, functions). The tree is read
 as it is checked out (HEAD).
 
-  --changed BASE..HEAD   git revisions to compare (e.g. origin/main..HEAD)
+  --changed BASE..HEAD   git revisions to compare (origin/main..HEAD; origin/main...HEAD: since
+                         the merge base, what a pull request shows)
   --format FORMAT        text (one folder a line, the default), json ([{site, path, kind}]),
                          github ({"include": [...]} for strategy.matrix: fromJSON(...)),
                          gitlab (a parallel:matrix block with SITE and SITE_PATH)
@@ -34,7 +35,9 @@ interface Io {
 export function gitChangedFiles(root: string, range: string): string[] {
   const m = /^([^.\s][^\s]*?)\.\.(\.?)([^.\s][^\s]*)$/.exec(range);
   if (!m) throw new Error(`--changed takes BASE..HEAD (two git revisions), got "${range}"`);
-  const args = ['-C', root, 'diff', '--name-only', '--no-renames', '--relative', m[2] ? `${m[1]}...${m[3]}` : m[1]!, m[3]!, '--'];
+  // A...B: what B changed since the merge base (what a pull request shows); A..B: between the two
+  const revs = m[2] ? [`${m[1]}...${m[3]}`] : [m[1]!, m[3]!];
+  const args = ['-C', root, 'diff', '--name-only', '--no-renames', '--relative', ...revs, '--'];
   const r = spawnSync('git', args, { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.error || r.status !== 0)
     throw new Error(`git diff ${range} failed in ${root}: ${(r.stderr || r.error?.message || '').trim().split('\n')[0]}`);

@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { parseCommandArgs, UsageError } from './args.js';
 import { type CiFinding, type CiRule, type CiTool, findingLine, sortFindings } from './ci-finding.js';
 import { toJUnit } from './junit.js';
+import { Redactor } from '../secrets/redact.js';
 import { CLUSTER_SCOPED, kustomizeFacts } from './kustomization.js';
 import { type FileObject, readRegularFile, readYamlFiles } from './files.js';
 import { toSarif } from './sarif.js';
@@ -232,7 +233,7 @@ function findingLineNumber(f: Finding, fo: FileObject | undefined, original: Map
 }
 
 /** Every finding of intent-validate's rules on the files, with file and line. */
-async function validateFiles(files: string[], spec: IntentValidateSpec, findings: CiFinding[]): Promise<number> {
+async function validateFiles(files: string[], spec: IntentValidateSpec, findings: CiFinding[], secrets: Redactor): Promise<number> {
   const read = readYamlFiles(files);
   for (const s of read.skipped) findings.push({ rule: 'input', severity: 'info', message: s });
   for (const e of read.errors) findings.push({ rule: 'input', severity: 'error', message: e });
@@ -261,6 +262,8 @@ async function validateFiles(files: string[], spec: IntentValidateSpec, findings
   // what the reader accepted as go-yaml does, though it is not standard YAML
   for (const f of krm)
     for (const n of f.object.notes) findings.push({ rule: 'input', severity: 'info', message: n, file: f.path, line: f.line });
+  // the credentials of the objects the findings are about (read again, not kept: the analysis keeps no tree)
+  for (const o of new Set(a.findings.map((f) => f.object))) if (o) addCredentialsOf(secrets, o);
   for (const f of a.findings) {
     const fo = f.object ? fileOf.get(f.object) : undefined;
     const ref = f.object ? `${f.object.id}${f.field ? ' ' + f.field : ''}: ` : '';
@@ -278,18 +281,21 @@ async function validateFiles(files: string[], spec: IntentValidateSpec, findings
 }
 
 export async function runValidate(argv: string[], io: CliIo): Promise<number> {
+  // every line, in every format, leaves through the redaction: the environment's credentials, and those of the objects findings name
+  const secrets = new Redactor().addEnv(process.env);
+  const err = (s: string): void => io.err(secrets.scrub(s));
   const opts = readOptions(argv);
   if (opts === 'help') {
     io.out(VALIDATE_HELP);
     return 0;
   }
   if (typeof opts === 'string') {
-    io.err(`baremetal-krm validate: ${opts}\n`);
+    err(`baremetal-krm validate: ${opts}\n`);
     return 2;
   }
   const cfg = readConfig(opts.config);
   if ('error' in cfg) {
-    io.err(cfg.error);
+    err(cfg.error);
     return 2;
   }
   let files: string[];
@@ -299,19 +305,26 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
     const skipped: string[] = [];
     files = expandPaths(opts.paths, skipped);
     for (const s of skipped) findings.push({ rule: 'input', severity: 'info', message: s });
-    objects = await validateFiles(files, cfg.spec, findings);
+    objects = await validateFiles(files, cfg.spec, findings, secrets);
   } catch (e) {
-    io.err(`baremetal-krm validate: ${(e as Error).message}\n`);
+    err(`baremetal-krm validate: ${(e as Error).message}\n`);
     return 2;
   }
+  for (const f of findings) f.message = secrets.scrub(f.message);
   const sorted = sortFindings(findings);
-  if (opts.format === 'sarif') io.out(toSarif(VALIDATE_TOOL, sorted));
-  else if (opts.format === 'junit') io.out(toJUnit(VALIDATE_TOOL, sorted, files));
-  else for (const f of sorted) if (!opts.quiet || f.severity === 'error') io.err(findingLine(f) + '\n');
+  if (opts.format === 'sarif') io.out(secrets.scrubKnown(toSarif(VALIDATE_TOOL, sorted)));
+  else if (opts.format === 'junit') io.out(secrets.scrubKnown(toJUnit(VALIDATE_TOOL, sorted, files)));
+  else for (const f of sorted) if (!opts.quiet || f.severity === 'error') err(findingLine(f) + '\n');
   const count = (s: Finding['severity']): number => sorted.filter((f) => f.severity === s).length;
   const errors = count('error');
-  io.err(
-    `${errors} error(s), ${count('warning')} warning(s), ${count('info')} info in ${objects} object(s) from ${files.length} file(s)\n`,
-  );
+  err(`${errors} error(s), ${count('warning')} warning(s), ${count('info')} info in ${objects} object(s) from ${files.length} file(s)\n`);
   return errors > 0 ? 1 : 0;
+}
+
+function addCredentialsOf(secrets: Redactor, o: KubeObject): void {
+  try {
+    secrets.addData(loadYaml(o.body));
+  } catch {
+    // a document that does not parse is reported by its position, never by its text
+  }
 }

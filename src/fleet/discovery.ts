@@ -209,6 +209,11 @@ const JOB_SPEC = { backoffLimit: 1, activeDeadlineSeconds: 3600, ttlSecondsAfter
  * operator creates by hand (local-config: never applied by a render).
  */
 export function discoveryObjects(s: DiscoverySettings, dir = 'discovery'): { path: string; data: Record<string, unknown> }[] {
+  // an empty `to` or `ports` list in a NetworkPolicy rule allows everything: refuse it
+  if (s.egress.bmcCidrs.length === 0 || s.egress.gitCidrs.length === 0 || (s.egress.bmcPorts ?? [443]).length === 0)
+    throw new Error(
+      'discovery egress needs at least one BMC CIDR, one BMC port and one Git CIDR (an empty list would allow every destination)',
+    );
   const n = names(s);
   const meta = (extra: Record<string, unknown> = {}) => ({ name: n.name, namespace: n.ns, labels: LABELS(s.site), ...extra });
   const template = discoveryPodTemplate(s);

@@ -4,6 +4,7 @@
  */
 import { ANN, KubeObject } from './kube-object.js';
 import { Results } from './results.js';
+import { Redactor } from '../secrets/redact.js';
 
 /** Annotation naming the generator (and its input) that produced an item. */
 export const GENERATED_BY = 'baremetal-krm.dev/generated-by';
@@ -65,6 +66,12 @@ function sortKeys(v: unknown): unknown {
 
 export class Context<Spec> {
   readonly results = new Results();
+  /**
+   * The credentials of this run. The runtime fills it from the environment and the input items
+   * and removes them from every result and log line; a function adds those it reads elsewhere
+   * (a credentials file, a BMC session token).
+   */
+  readonly secrets = new Redactor();
   #items: KubeObject[];
 
   constructor(

@@ -9,8 +9,10 @@ import { Context } from './context.js';
 import { readInput, writeOutputChunks, type ParsedInput } from './resource-list.js';
 import { decodeUtf8, MAX_INPUT_BYTES, NotUtf8Error, readAllBytes, tooLarge } from './input-bytes.js';
 import { plainYaml } from './emit.js';
+import { loadYaml } from './fast-yaml.js';
 import { formatResult, Results, type Result } from './results.js';
 import { schemaReference, type JsonSchema } from './schema-doc.js';
+import { redactText, Redactor } from '../secrets/redact.js';
 
 export const API_VERSION = 'baremetal-krm.dev/v1alpha1';
 
@@ -236,22 +238,31 @@ export async function runFunction<Spec>(
 ): Promise<RunOutput> {
   const results = new Results();
   const text = inputText(input, results);
-  if (text === undefined) return finish([], results.list); // bad bytes: write nothing
+  if (text === undefined) {
+    new Redactor().addEnv(env).scrubResults(results.list);
+    return finish([], results.list); // bad bytes: write nothing
+  }
   let parsed: ParsedInput;
   try {
     parsed = readInput(text);
   } catch (e) {
     if (!(e instanceof KrmError)) throw e;
     results.error(e.message, { rule: 'input' });
+    new Redactor().addEnv(env).scrubResults(results.list);
     return fatal(text, results);
   }
   let items = parsed.items;
   let internal = '';
   const readable = checkItems(parsed.items, results);
-  if (!readable && parsed.format === 'stream' && looksLikeResourceList(text)) return fatal(text, results);
+  if (!readable && parsed.format === 'stream' && looksLikeResourceList(text)) {
+    new Redactor().addEnv(env).scrubResults(results.list);
+    return fatal(text, results);
+  }
   const spec = readable ? readSpec<Spec>(def, parsed.functionConfig, results) : undefined;
+  let secrets = new Redactor();
   if (spec !== undefined) {
     const ctx = new Context<Spec>([...parsed.items], spec, parsed.functionConfig, env);
+    secrets = ctx.secrets;
     try {
       await def.run(ctx);
       items = [...ctx.items];
@@ -274,18 +285,56 @@ export async function runFunction<Spec>(
     for (const r of errors) r.severity = 'warning';
     reportOnlyLine = `report-only: ${errors.length} error(s) reported as warnings; ${writtenSummary(parsed.items, items)}\n`;
   }
+  // every text a reader sees leaves through the redaction (src/secrets): results (and the
+  // stderr lines made of them) and internal errors, scrubbed of every credential of this run
+  const scrub = (): void => {
+    if (results.list.length === 0 && !internal) return;
+    secrets.addEnv(env);
+    for (const o of [...itemsNamedBy(results.list, parsed.items), ...(parsed.functionConfig ? [parsed.functionConfig] : [])])
+      addCredentialsOf(secrets, o);
+    secrets.scrubResults(results.list);
+  };
+  scrub();
   const written = writeOutputChunks(parsed, items, results.list);
   if (written.notes.length) {
     // items written from their data: say so (and write the list again with the results)
     for (const n of written.notes) results.info(n.message, { rule: 'input', object: n.object });
-    const again = writeOutputChunks(parsed, items, results.list);
-    written.chunks = again.chunks;
+    scrub();
+    written.chunks = writeOutputChunks(parsed, items, results.list).chunks;
   }
   const out = finish(written.chunks, results.list);
   // report-only keeps the exit code 0 whatever happened: say what the output holds
   out.stderr += reportOnlyLine;
-  if (internal) out.stderr += internal + '\n';
+  if (internal) out.stderr += secrets.scrub(internal) + '\n';
   return out;
+}
+
+/** Cheap test of an item's text: one without any of these holds no credential to look for. */
+const MAY_HOLD_CREDENTIALS = /pass|pwd|secret|token|credential|auth|key|user|@|ENC\[|PRIVATE|Basic|Bearer|kind: *Secret/i;
+
+/** The input items results are about (a message quotes the item it names): the others are not read again. */
+function itemsNamedBy(results: readonly Result[], items: readonly KubeObject[]): KubeObject[] {
+  const key = (r: { apiVersion?: string; kind?: string; namespace?: string; name?: string }): string =>
+    `${r.apiVersion ?? ''}|${r.kind ?? ''}|${r.namespace ?? ''}|${r.name ?? ''}`;
+  const named = new Set(results.flatMap((r) => (r.resourceRef ? [key(r.resourceRef)] : [])));
+  if (named.size === 0) return [];
+  return items.filter((o) => {
+    try {
+      return named.has(key(o.ref()));
+    } catch {
+      return false;
+    }
+  });
+}
+
+function addCredentialsOf(secrets: Redactor, o: KubeObject): void {
+  if (!MAY_HOLD_CREDENTIALS.test(o.body)) return;
+  try {
+    // read again rather than through o.data: the tree is not kept (a function may have dropped its own)
+    secrets.addData(o.changed ? o.data : loadYaml(o.body));
+  } catch {
+    // an item that does not parse holds nothing the function could have quoted from its data
+  }
 }
 
 /** What a run wrote, compared with its input: `wrote nothing (...)` or `wrote 2 new, 1 changed item(s)`. */
@@ -447,7 +496,7 @@ export async function main<Spec>(def: FunctionDefinition<Spec>): Promise<void> {
     if (r.stderr) await write(2, [r.stderr]);
     process.exitCode = r.exitCode;
   } catch (e) {
-    await write(2, [`${def.name}: internal error: ${(e as Error).stack ?? String(e)}\n`]);
+    await write(2, [`${def.name}: internal error: ${redactText((e as Error).stack ?? String(e))}\n`]);
     process.exitCode = 1;
   }
 }

@@ -135,7 +135,9 @@ function writeScannedList(doc: ListDoc, scanned: ScannedList, items: KubeObject[
   const sections = scanned.sections;
   for (let s = 0; s < sections.length; s++) {
     const sec = sections[s]!;
-    if (sec.key === 'results' && resultsToo) continue;
+    // the functionConfig is not echoed: the KRM function spec does not ask for it, orchestrators
+    // drop it, and it may carry credentials (a BMC address with user info, a token in an annotation)
+    if ((sec.key === 'results' || sec.key === 'functionConfig') && resultsToo) continue;
     if (s === scanned.itemsAt) writeBlockItems(doc, scanned, items, out);
     else out.chunks.push(sec.text);
     if (!sec.text.endsWith('\n') && s < sections.length - 1) out.chunks.push('\n');
@@ -222,14 +224,17 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
     items,
     write: (outItems, results, out) => {
       const withResults = results !== undefined && results.length > 0 && kind === 'ResourceList';
-      const intact = !('results' in whole) && outItems.length === items.length && outItems.every((x, i) => x === items[i] && !x.changed);
+      const intact =
+        !(kind === 'ResourceList' && ('results' in whole || 'functionConfig' in whole)) &&
+        outItems.length === items.length &&
+        outItems.every((x, i) => x === items[i] && !x.changed);
       if (intact) {
         out.chunks.push(text);
         if (withResults) out.chunks.push((text.endsWith('\n') ? '' : '\n') + 'results:\n' + plainYaml(results));
         return;
       }
       for (const [k, v] of Object.entries(whole)) {
-        if (k === 'results' && kind === 'ResourceList') continue;
+        if ((k === 'results' || k === 'functionConfig') && kind === 'ResourceList') continue; // not echoed
         if (k !== 'items') {
           out.chunks.push(Y.stringify({ [k]: v }, EMIT_OPTIONS));
           continue;
@@ -318,7 +323,7 @@ function writeJsonList(
   out: Output,
 ): void {
   const withResults = list.kind === 'ResourceList' && results !== undefined && results.length > 0;
-  const hadResults = list.kind === 'ResourceList' && scan.members.some((m) => m.key === 'results');
+  const hadResults = list.kind === 'ResourceList' && scan.members.some((m) => m.key === 'results' || m.key === 'functionConfig');
   const intact = items.length === list.items.length && items.every((o, i) => o === list.items[i] && !o.changed);
   if (intact && !hadResults) {
     if (!withResults) {
@@ -336,7 +341,7 @@ function writeJsonList(
   }
   const members: string[] = [];
   for (const m of scan.members) {
-    if (m.key === 'results' && list.kind === 'ResourceList') continue;
+    if ((m.key === 'results' || m.key === 'functionConfig') && list.kind === 'ResourceList') continue; // not echoed
     if (m.key !== 'items') {
       members.push(`  ${JSON.stringify(m.key)}: ${text.slice(m.start, m.end)}`);
       continue;

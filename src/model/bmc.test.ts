@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BMC_SCHEMES, bmcIdentity, parseBmcAddress, schemeFor } from './bmc.js';
+import { BMC_SCHEMES, bmcIdentity, chooseScheme, parseBmcAddress, schemeFor } from './bmc.js';
 
 describe('BMC addresses (one table of BMO schemes)', () => {
   it('reads every scheme BMO accepts, with and without a transport', () => {
@@ -36,9 +36,42 @@ describe('BMC addresses (one table of BMO schemes)', () => {
     expect(bmcIdentity('10.0.0.1:623')).toBe(bmcIdentity('ipmi://10.0.0.1'));
   });
 
-  it("writes the vendor's own driver where BMO has one", () => {
+  it("writes the vendor's own scheme where BMO gives it its own driver (iDRAC), not HPE's ilo5 aliases of the generic one", () => {
     expect(schemeFor({ vendor: 'dell', bootMethod: 'virtualmedia' })).toBe('idrac-virtualmedia');
+    expect(schemeFor({ vendor: 'dell', bootMethod: 'ipxe' })).toBe('idrac-redfish');
     expect(schemeFor({ bootMethod: 'ipxe', transport: 'http' })).toBe('redfish+http');
     expect(schemeFor({ vendor: 'dell', bootMethod: 'uefihttp' })).toBe('redfish-uefihttp');
+    expect(schemeFor({ vendor: 'hpe', bootMethod: 'virtualmedia' })).toBe('redfish-virtualmedia');
+    expect(BMC_SCHEMES.filter((s) => s.vendor === 'hpe').map((s) => s.driver)).toEqual(['redfish', 'redfish']);
+  });
+
+  it('chooses the scheme from what the BMC and the System offer', () => {
+    const dell = { vendor: 'dell' as const, bootMac: true };
+    expect(chooseScheme('virtualmedia', { ...dell, virtualMedia: true })).toEqual({
+      scheme: 'idrac-virtualmedia',
+      bootMethod: 'virtualmedia',
+    });
+    // not known (a snapshot from before VirtualMedia was recorded): as asked
+    expect(chooseScheme('virtualmedia', dell).scheme).toBe('idrac-virtualmedia');
+    const uefi = chooseScheme('virtualmedia', { ...dell, virtualMedia: false, uefiHttp: true });
+    expect(uefi.scheme).toBe('redfish-uefihttp');
+    expect(uefi.why).toMatch(/no VirtualMedia devices; the System boots over UEFI HTTP/);
+    const ipxe = chooseScheme('virtualmedia', { ...dell, virtualMedia: false, transport: 'http' });
+    expect([ipxe.scheme, ipxe.warning]).toEqual(['idrac-redfish+http', undefined]);
+    const none = chooseScheme('virtualmedia', { virtualMedia: false });
+    expect([none.scheme, none.why]).toEqual(['redfish', undefined]);
+    expect(none.warning).toMatch(/no boot method is known to work/);
+    // an explicit method is written as asked
+    expect(chooseScheme('ipxe', { virtualMedia: true }).scheme).toBe('redfish');
+    expect(chooseScheme('uefihttp', { vendor: 'dell', virtualMedia: true }).scheme).toBe('redfish-uefihttp');
+    // every scheme it writes is one BMO accepts
+    for (const want of ['virtualmedia', 'ipxe', 'uefihttp'] as const)
+      for (const virtualMedia of [true, false, undefined])
+        for (const uefiHttp of [true, false])
+          for (const vendor of ['dell', 'hpe', undefined] as const)
+            for (const transport of ['http', 'https'] as const) {
+              const c = chooseScheme(want, { vendor, virtualMedia, uefiHttp, bootMac: true, transport });
+              expect(parseBmcAddress(`${c.scheme}://10.0.0.1/redfish/v1/Systems/1`)?.known, c.scheme).toBeDefined();
+            }
   });
 });

@@ -22,19 +22,46 @@ export interface BmcScheme {
   transports: boolean;
   /** whether the address carries the Redfish System path */
   systemPath: boolean;
+  /**
+   * the Ironic hardware type BMO configures (its `Driver()`): `idrac` for the iDRAC schemes;
+   * BMO's `ilo5-redfish` / `ilo5-virtualmedia` build the generic Redfish access details, so `redfish`
+   */
+  driver: 'ipmi' | 'redfish' | 'idrac';
 }
 
-/** Every scheme BMO accepts today (metal3-io/baremetal-operator pkg/hardwareutils/bmc). */
+/**
+ * Every scheme BMO accepts today, checked against metal3-io/baremetal-operator
+ * pkg/hardwareutils/bmc: ipmi.go (ipmi, libvirt), redfish.go (redfish, ilo5-redfish with the
+ * generic details, idrac-redfish), redfish_virtualmedia.go (redfish-virtualmedia, ilo5-virtualmedia
+ * with the generic details), idrac_virtualmedia.go, redfish_https.go (redfish-uefihttp, boot
+ * interface `redfish-https`); the Redfish ones register the `http` and `https` transports.
+ */
 export const BMC_SCHEMES: readonly BmcScheme[] = [
-  { name: 'ipmi', protocol: 'ipmi', bootMethod: 'ipxe', transports: false, systemPath: false },
-  { name: 'libvirt', protocol: 'libvirt', bootMethod: 'ipxe', transports: false, systemPath: false },
-  { name: 'redfish', protocol: 'redfish', bootMethod: 'ipxe', transports: true, systemPath: true },
-  { name: 'redfish-virtualmedia', protocol: 'redfish', bootMethod: 'virtualmedia', transports: true, systemPath: true },
-  { name: 'redfish-uefihttp', protocol: 'redfish', bootMethod: 'uefihttp', transports: true, systemPath: true },
-  { name: 'idrac-redfish', protocol: 'redfish', vendor: 'dell', bootMethod: 'ipxe', transports: true, systemPath: true },
-  { name: 'idrac-virtualmedia', protocol: 'redfish', vendor: 'dell', bootMethod: 'virtualmedia', transports: true, systemPath: true },
-  { name: 'ilo5-redfish', protocol: 'redfish', vendor: 'hpe', bootMethod: 'ipxe', transports: true, systemPath: true },
-  { name: 'ilo5-virtualmedia', protocol: 'redfish', vendor: 'hpe', bootMethod: 'virtualmedia', transports: true, systemPath: true },
+  { name: 'ipmi', protocol: 'ipmi', bootMethod: 'ipxe', transports: false, systemPath: false, driver: 'ipmi' },
+  { name: 'libvirt', protocol: 'libvirt', bootMethod: 'ipxe', transports: false, systemPath: false, driver: 'ipmi' },
+  { name: 'redfish', protocol: 'redfish', bootMethod: 'ipxe', transports: true, systemPath: true, driver: 'redfish' },
+  { name: 'redfish-virtualmedia', protocol: 'redfish', bootMethod: 'virtualmedia', transports: true, systemPath: true, driver: 'redfish' },
+  { name: 'redfish-uefihttp', protocol: 'redfish', bootMethod: 'uefihttp', transports: true, systemPath: true, driver: 'redfish' },
+  { name: 'idrac-redfish', protocol: 'redfish', vendor: 'dell', bootMethod: 'ipxe', transports: true, systemPath: true, driver: 'idrac' },
+  {
+    name: 'idrac-virtualmedia',
+    protocol: 'redfish',
+    vendor: 'dell',
+    bootMethod: 'virtualmedia',
+    transports: true,
+    systemPath: true,
+    driver: 'idrac',
+  },
+  { name: 'ilo5-redfish', protocol: 'redfish', vendor: 'hpe', bootMethod: 'ipxe', transports: true, systemPath: true, driver: 'redfish' },
+  {
+    name: 'ilo5-virtualmedia',
+    protocol: 'redfish',
+    vendor: 'hpe',
+    bootMethod: 'virtualmedia',
+    transports: true,
+    systemPath: true,
+    driver: 'redfish',
+  },
 ];
 
 const BY_NAME = new Map(BMC_SCHEMES.map((s) => [s.name, s]));
@@ -157,12 +184,61 @@ export function bmcIdentity(address: string): string {
   return `${a.host}${port}${a.path}`;
 }
 
-/** The scheme to write for a vendor and boot method: the vendor's own driver where BMO has one. */
+/**
+ * The scheme to write for a vendor and boot method: the vendor's own scheme where BMO gives it
+ * its own Ironic driver (Dell: `idrac`), else the generic one. HPE's `ilo5-*` schemes are the
+ * generic Redfish driver under another name in BMO, and would only tie the address to one iLO
+ * generation, so HPE gets the generic scheme.
+ */
 export function schemeFor(opts: { vendor?: 'dell' | 'hpe'; bootMethod: BootMethod; transport?: Transport }): string {
   const generic = BMC_SCHEMES.find((s) => s.protocol === 'redfish' && s.vendor === undefined && s.bootMethod === opts.bootMethod)!;
   const own = BMC_SCHEMES.find((s) => s.protocol === 'redfish' && s.vendor === opts.vendor && s.bootMethod === opts.bootMethod);
-  const s = opts.vendor && own ? own : generic;
+  const s = opts.vendor && own && own.driver !== generic.driver ? own : generic;
   return opts.transport === 'http' ? `${s.name}+http` : s.name;
+}
+
+/** What a BMC and its System offer for booting a host, from a HardwareInventory. */
+export interface BootCapabilities {
+  vendor?: 'dell' | 'hpe';
+  /** the BMC has VirtualMedia devices; undefined: not known (a snapshot from before this was recorded) */
+  virtualMedia?: boolean;
+  /** the System can boot over UEFI HTTP */
+  uefiHttp?: boolean;
+  /** a NIC to network-boot from is known (iPXE needs it) */
+  bootMac?: boolean;
+  transport?: Transport;
+}
+
+export interface SchemeChoice {
+  scheme: string;
+  bootMethod: BootMethod;
+  /** why this scheme (for an info result); undefined when the requested method was possible */
+  why?: string;
+  /** set when no boot method is known to work on this host (a warning) */
+  warning?: string;
+}
+
+/**
+ * The scheme for a host from what it can do: the requested method (virtual media by default)
+ * when the BMC offers it; a BMC known to have no VirtualMedia gets `redfish-uefihttp` when the
+ * System boots over UEFI HTTP, else iPXE (`redfish`, `idrac-redfish`); a warning when that too
+ * has nothing to boot from.
+ */
+export function chooseScheme(want: BootMethod, cap: BootCapabilities): SchemeChoice {
+  const at = (bootMethod: BootMethod, why?: string, warning?: string): SchemeChoice => ({
+    scheme: schemeFor({ vendor: cap.vendor, bootMethod, transport: cap.transport }),
+    bootMethod,
+    ...(why ? { why } : {}),
+    ...(warning ? { warning } : {}),
+  });
+  if (want !== 'virtualmedia' || cap.virtualMedia !== false) return at(want);
+  if (cap.uefiHttp) return at('uefihttp', 'the BMC has no VirtualMedia devices; the System boots over UEFI HTTP');
+  if (cap.bootMac) return at('ipxe', 'the BMC has no VirtualMedia devices and the System offers no UEFI HTTP boot; network boot (iPXE)');
+  return at(
+    'ipxe',
+    undefined,
+    'the BMC has no VirtualMedia devices, the System offers no UEFI HTTP boot and no NIC to network-boot from is known; no boot method is known to work',
+  );
 }
 
 /** An address as messages may show it: a user name or password replaced by `***`. */

@@ -57,6 +57,11 @@ export interface HardwareInventorySpec {
     /** Secret the BareMetalHost will reference for BMC credentials */
     credentialsSecret?: string;
     insecureSkipVerify?: boolean;
+    /**
+     * the BMC has VirtualMedia devices (false: its VirtualMedia collection is empty or there is
+     * none); absent in snapshots written before it was recorded: then not known
+     */
+    virtualMedia?: boolean;
   };
   system: {
     manufacturer?: string;
@@ -69,11 +74,29 @@ export interface HardwareInventorySpec {
     biosVersion?: string;
     hostName?: string;
   };
+  /**
+   * set when this System is not a server to provision (an accelerator baseboard: no Boot object,
+   * no NICs, no storage, only GPU/FPGA processors): why. generate writes no BareMetalHost for it.
+   */
+  notAHost?: string;
   bootMode?: 'UEFI' | 'legacy';
+  /** where bootMode came from: `BIOS BootMode`, `BootOptions` (UEFI device paths), `BootSourceOverrideMode` (only while an override is active) */
+  bootModeSource?: string;
+  /** the System can boot over UEFI HTTP (BootSourceOverrideTarget allows UefiHttp, or an HTTP boot option or BIOS HTTP device) */
+  uefiHttp?: boolean;
   cpu?: { sockets?: number; cores?: number; threads?: number; model?: string; architecture?: string; maxSpeedMHz?: number };
   memoryMiB?: number;
   disks: InventoryDisk[];
   nics: InventoryNic[];
   /** resources that were missing, unreadable or refused (e.g. "Bios: 404"), sorted */
   missing?: string[];
+}
+
+/** What a snapshot lacks that a host has (CPUs, memory, NICs), as words; empty when complete. */
+export function incompleteParts(inv: Pick<HardwareInventorySpec, 'cpu' | 'memoryMiB' | 'nics'>): string[] {
+  const out: string[] = [];
+  if (!inv.cpu?.sockets && !inv.cpu?.cores && !inv.cpu?.model) out.push('no CPUs');
+  if (!inv.memoryMiB) out.push('no memory');
+  if (!(inv.nics ?? []).some((n) => !n.type)) out.push('no NICs');
+  return out;
 }

@@ -27,6 +27,8 @@ const GiB = 2 ** 30;
 export interface BootMacChoice {
   mac?: string;
   why: string;
+  /** which rule chose: the first network boot device, the fallback (first enabled physical NIC), or none */
+  rule: 'network-boot' | 'first-physical' | 'none';
 }
 
 /** The boot MAC policy (see README): BootOptions / BIOS network boot NIC first, else the first enabled physical NIC. */
@@ -43,11 +45,16 @@ export function chooseBootMac(nics: InventoryNic[]): BootMacChoice {
     .sort((a, b) => (a.bootPriority ?? 1e9) - (b.bootPriority ?? 1e9) || naturalCompare(a.id, b.id));
   if (boot[0]) {
     const n = boot[0];
-    return { mac: n.mac, why: `NIC ${n.id} is the first network boot device (${n.pxe ? 'PXE' : 'UEFI HTTP'} boot)` };
+    return { mac: n.mac, why: `NIC ${n.id} is the first network boot device (${n.pxe ? 'PXE' : 'UEFI HTTP'} boot)`, rule: 'network-boot' };
   }
   const enabled = physical.find((n) => n.enabled !== false);
-  if (enabled) return { mac: enabled.mac, why: `no network boot device is known; NIC ${enabled.id} is the first enabled physical NIC` };
-  return { why: 'no physical NIC with a unicast, unique MAC address was found' };
+  if (enabled)
+    return {
+      mac: enabled.mac,
+      why: `no network boot device is known; NIC ${enabled.id} is the first enabled physical NIC`,
+      rule: 'first-physical',
+    };
+  return { why: 'no physical NIC with a unicast, unique MAC address was found', rule: 'none' };
 }
 
 export interface RootChoice {

@@ -5,11 +5,36 @@
  * size, no credentials sent to a redirect on another origin, and a request counter.
  * Nothing it throws or logs contains the credentials.
  */
+import { createRequire } from 'node:module';
 import type { Dispatcher } from 'undici';
 import { lazy } from '../krm/index.js';
 
-/** undici, loaded on first use: generate mode and --help never pay for it (see scripts/build.mjs). */
-const undici = lazy(() => require('undici') as typeof import('undici'), 'undici', import.meta.url);
+interface UndiciCore {
+  Client: typeof import('undici').Client;
+  Pool: typeof import('undici').Pool;
+  buildConnector: typeof import('undici').buildConnector;
+}
+let core: UndiciCore | undefined;
+/**
+ * The parts of undici a BMC client uses (Client, Pool, the connector), loaded on first use:
+ * generate mode and --help never pay for them. Not the whole package: its fetch, WebSocket,
+ * cache and proxy code cost ~200 ms of CPU to evaluate at every discovery. In the bundle
+ * `undici-core` is a module scripts/build.mjs makes of exactly these three files.
+ */
+function undici(): UndiciCore {
+  if (core) return core;
+  try {
+    core = require('undici-core') as UndiciCore; // the bundle
+  } catch {
+    const r = createRequire(import.meta.url);
+    core = {
+      Client: r('undici/lib/dispatcher/client.js'),
+      Pool: r('undici/lib/dispatcher/pool.js'),
+      buildConnector: r('undici/lib/core/connect.js'),
+    };
+  }
+  return core;
+}
 
 export interface Credentials {
   username: string;
@@ -123,16 +148,22 @@ const tls = lazy(() => require('node:tls') as typeof import('node:tls'), 'node:t
  * BMC at once, before any session exists to resume.
  */
 const connectors = new Map<string, import('undici').buildConnector.connector>();
-function connector(verify: boolean, ca: string | undefined, timeoutMs: number): import('undici').buildConnector.connector {
-  const key = `${verify}|${timeoutMs}|${ca ?? ''}`;
+function connector(origin: string, verify: boolean, ca: string | undefined, timeoutMs: number): import('undici').buildConnector.connector {
+  // plain HTTP needs no TLS context (building one reads the whole CA store)
+  const https = origin.startsWith('https:');
+  const key = https ? `${verify}|${timeoutMs}|${ca ?? ''}` : `http|${timeoutMs}`;
   let c = connectors.get(key);
   if (!c) {
-    c = undici().buildConnector({
-      maxCachedSessions: 0,
-      rejectUnauthorized: verify,
-      secureContext: tls().createSecureContext(ca ? { ca } : {}),
-      timeout: timeoutMs,
-    });
+    c = undici().buildConnector(
+      https
+        ? {
+            maxCachedSessions: 0,
+            rejectUnauthorized: verify,
+            secureContext: tls().createSecureContext(ca ? { ca } : {}),
+            timeout: timeoutMs,
+          }
+        : { maxCachedSessions: 0, timeout: timeoutMs },
+    );
     connectors.set(key, c);
   }
   return c;
@@ -140,9 +171,28 @@ function connector(verify: boolean, ca: string | undefined, timeoutMs: number): 
 
 interface RawResponse {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  /** as undici gives them: name, value, name, value ... */
+  rawHeaders: Buffer[];
   body: Buffer;
 }
+
+/** One raw header (the first of that name, given in lowercase), or undefined; no string is made of the others. */
+function rawHeader(h: Buffer[], name: string): string | undefined {
+  next: for (let i = 0; i + 1 < h.length; i += 2) {
+    const n = h[i]!;
+    if (n.length !== name.length) continue;
+    // ASCII letters compare in either case (| 0x20); '-' and digits are unchanged by it
+    for (let j = 0; j < n.length; j++) if ((n[j]! | 0x20) !== name.charCodeAt(j)) continue next;
+    return h[i + 1]!.toString('latin1');
+  }
+  return undefined;
+}
+
+const header = (r: RawResponse, name: string) => rawHeader(r.rawHeaders, name);
+
+const ACCEPT = ['accept', 'application/json', 'odata-version', '4.0'];
+
+const ok = (status: number) => status >= 200 && status < 300;
 
 function retryable(status: number): boolean {
   return status === 0 || (status >= 500 && status !== 501);
@@ -153,14 +203,20 @@ export class RedfishClient {
   requests = 0;
   /** response body bytes read (every request) */
   bytes = 0;
-  /** wall-clock ms after which no request is started (Infinity: none) */
+  /**
+   * wall-clock ms after which no request of the crawl is started (Infinity: none). With session
+   * auth it comes before the BMC's deadline by the time a logout may take, so that the logout
+   * too is sent and answered within the deadline.
+   */
   readonly deadline: number;
+  /** the BMC's deadline itself: nothing at all (logout included) is sent to this BMC after it */
+  readonly #hardDeadline: number;
   readonly origin: string;
   #opts: Required<Omit<ClientOptions, 'credentials' | 'ca'>> & Pick<ClientOptions, 'credentials' | 'ca'>;
   #pool: Dispatcher;
   #limiter: Limiter;
-  /** `accept` etc. and the Basic auth header, built once */
-  #basicHeaders: Record<string, string> | undefined;
+  /** the headers of a GET (accept, OData version, Basic auth or the session token), built once per session */
+  #getHeaders: string[] = ACCEPT;
   #token: string | undefined;
   /** the login in flight (shared by every caller), undefined otherwise: a failed login is never cached */
   #login: Promise<void> | undefined;
@@ -170,13 +226,20 @@ export class RedfishClient {
   #proven = false;
   /** every session created and not yet logged out (token -> session URI), so close() logs out all of them */
   #sessions = new Map<string, string | undefined>();
+  /** every session token this client was given: scrubbed from anything reported (secrets()) */
+  #tokens: string[] = [];
   /** logouts of replaced sessions, awaited by close() */
   #logouts: Promise<void>[] = [];
 
   constructor(opts: ClientOptions) {
     const u = new URL(opts.origin);
     this.origin = u.origin;
-    this.deadline = opts.deadlineMs === undefined ? Infinity : Date.now() + opts.deadlineMs;
+    this.#hardDeadline = opts.deadlineMs === undefined ? Infinity : Date.now() + opts.deadlineMs;
+    const logoutReserve =
+      opts.auth === 'session' && opts.credentials && opts.deadlineMs !== undefined
+        ? Math.min(opts.timeoutMs ?? 10_000, opts.deadlineMs / 4)
+        : 0;
+    this.deadline = this.#hardDeadline - logoutReserve;
     this.#opts = {
       auth: 'basic',
       maxTotalBytes: 64 << 20,
@@ -197,21 +260,22 @@ export class RedfishClient {
       keepAliveTimeout: 30_000,
       headersTimeout: this.#opts.timeoutMs,
       bodyTimeout: this.#opts.timeoutMs,
-      connect: connector(!this.#opts.insecureSkipVerify, this.#opts.ca, this.#opts.timeoutMs),
+      connect: connector(this.origin, !this.#opts.insecureSkipVerify, this.#opts.ca, this.#opts.timeoutMs),
     };
     this.#pool =
       this.#opts.maxInFlight === 1
         ? new u8.Client(this.origin, common)
         : new u8.Pool(this.origin, { ...common, connections: this.#opts.maxInFlight });
     this.#limiter = new Limiter(this.#opts.maxInFlight);
+    this.#setGetHeaders();
   }
 
-  #authHeader(): Record<string, string> {
+  /** The GET headers for the credentials and session in use now. */
+  #setGetHeaders(): void {
     const c = this.#opts.credentials;
-    if (!c) return {};
-    if (this.#opts.auth === 'session') return this.#token ? { 'x-auth-token': this.#token } : {};
-    this.#basicHeaders ??= { authorization: 'Basic ' + Buffer.from(`${c.username}:${c.password}`).toString('base64') };
-    return this.#basicHeaders;
+    if (!c) this.#getHeaders = ACCEPT;
+    else if (this.#opts.auth === 'session') this.#getHeaders = this.#token ? [...ACCEPT, 'x-auth-token', this.#token] : ACCEPT;
+    else this.#getHeaders = [...ACCEPT, 'authorization', 'Basic ' + Buffer.from(`${c.username}:${c.password}`).toString('base64')];
   }
 
   async #ensureSession(): Promise<void> {
@@ -231,24 +295,26 @@ export class RedfishClient {
     for (let attempt = 0; ; attempt++) {
       if (attempt > 0) await sleep(this.#opts.backoffMs * 2 ** (attempt - 1));
       try {
-        r = await this.#raw('POST', path, {}, body);
+        r = await this.#raw('POST', path, [...ACCEPT, 'content-type', 'application/json'], body);
       } catch (e) {
         if (e instanceof RedfishError && retryable(e.status) && attempt < this.#opts.retries) continue;
         throw e instanceof RedfishError ? new RedfishError(`session login: ${e.message}`, e.status, path) : e;
       }
-      if (r.status === 201 || r.status === 200 || !retryable(r.status) || attempt >= this.#opts.retries) break;
+      if (ok(r.status) || !retryable(r.status) || attempt >= this.#opts.retries) break;
     }
-    if (r.status !== 201 && r.status !== 200)
+    // any 2xx that carries a token: 201 Created is the standard answer, 200 and 204 No Content are common
+    if (!ok(r.status))
       throw new RedfishError(
         `session login refused: HTTP ${r.status}${r.status === 503 ? ' (the BMC has no free session; close others or use Basic auth)' : ''}`,
         r.status,
         path,
       );
-    const token = r.headers['x-auth-token'];
-    if (typeof token !== 'string' || !token) throw new RedfishError('session login answered without X-Auth-Token', r.status, path);
+    const token = header(r, 'x-auth-token');
+    if (!token) throw new RedfishError('session login answered without X-Auth-Token', r.status, path);
+    this.#tokens.push(token);
     let uri: string | undefined;
-    const loc = r.headers.location;
-    if (typeof loc === 'string') uri = normalizePath(loc);
+    const loc = header(r, 'location');
+    if (loc) uri = normalizePath(loc);
     else {
       try {
         const j = JSON.parse(r.body.toString('utf8')) as Record<string, unknown>;
@@ -259,17 +325,21 @@ export class RedfishClient {
     }
     this.#sessions.set(token, uri);
     this.#token = token;
+    this.#setGetHeaders();
     this.#gen++;
     this.#proven = false;
   }
 
-  /** DELETE one session we created (best effort: the BMC expires it otherwise). */
+  /**
+   * DELETE one session we created (best effort: the BMC expires it otherwise), within the BMC's
+   * deadline like every other request: past it, the session is left to expire.
+   */
   async #logout(token: string): Promise<void> {
     const uri = this.#sessions.get(token);
     this.#sessions.delete(token);
     if (!uri) return;
     try {
-      await this.#raw('DELETE', uri, { 'x-auth-token': token }, undefined, false);
+      await this.#raw('DELETE', uri, [...ACCEPT, 'x-auth-token', token], undefined, this.#hardDeadline);
     } catch {
       /* best effort */
     }
@@ -290,6 +360,7 @@ export class RedfishClient {
       if (!this.#proven) return false;
       const old = this.#token;
       this.#token = undefined;
+      this.#setGetHeaders();
       this.#login = this.#doLogin().finally(() => {
         this.#login = undefined;
       });
@@ -308,83 +379,38 @@ export class RedfishClient {
   #raw(
     method: string,
     path: string,
-    headers: Record<string, string>,
+    headers: string[],
     body?: string,
-    /** false for logouts: they are sent after the deadline too */
-    bounded = true,
+    /** the deadline of this request: the crawl's, or the BMC's own for logouts */
+    until = this.deadline,
   ): Promise<RawResponse> {
-    const { maxBodyBytes } = this.#opts;
-    const left = bounded ? this.deadline - Date.now() : Infinity;
+    const left = until - Date.now();
     if (left <= 0) return Promise.reject(this.#overDeadline(path));
     const timeoutMs = Math.max(1, Math.min(this.#opts.timeoutMs, Math.ceil(left)));
-    const deadline = Date.now() + timeoutMs;
-    const client = this;
     return new Promise((resolve, reject) => {
-      let status = 0;
-      let resHeaders: Record<string, string | string[] | undefined> = {};
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let failed = false;
-      const fail = (controller: Dispatcher.DispatchController, e: RedfishError) => {
-        failed = true;
-        reject(e);
-        controller.abort(e);
-      };
+      const exchange = new Exchange(this, path, timeoutMs, until, resolve, reject);
       this.#pool.dispatch(
         {
           origin: this.origin,
           path,
           method: method as Dispatcher.HttpMethod,
-          headers: body
-            ? { accept: 'application/json', 'odata-version': '4.0', 'content-type': 'application/json', ...headers }
-            : { accept: 'application/json', 'odata-version': '4.0', ...headers },
+          headers,
           body,
           headersTimeout: timeoutMs,
           bodyTimeout: timeoutMs,
         },
-        {
-          onRequestStart() {
-            /* the new handler API (undici unwraps handlers that have this) */
-          },
-          onResponseStart(controller, statusCode, h) {
-            status = statusCode;
-            resHeaders = h as Record<string, string | string[] | undefined>;
-            const declared = Number(h['content-length'] ?? NaN);
-            if (declared > maxBodyBytes)
-              fail(controller, new RedfishError(`response of ${declared} bytes exceeds the ${maxBodyBytes}-byte cap`, statusCode, path));
-          },
-          onResponseData(controller, chunk) {
-            if (failed) return;
-            size += chunk.length;
-            client.bytes += chunk.length;
-            if (client.bytes > client.#opts.maxTotalBytes)
-              return fail(
-                controller,
-                new BudgetError(`more than ${mib(client.#opts.maxTotalBytes)} read from this BMC in all; the crawl stopped`, path),
-              );
-            if (size > maxBodyBytes)
-              return fail(controller, new RedfishError(`response exceeds the ${maxBodyBytes}-byte cap`, status, path));
-            if (Date.now() > deadline)
-              return fail(
-                controller,
-                Date.now() > client.deadline
-                  ? client.#overDeadline(path)
-                  : new RedfishError(`body: no complete answer within ${timeoutMs} ms`, 0, path),
-              );
-            chunks.push(chunk);
-          },
-          onResponseEnd() {
-            if (!failed) resolve({ status, headers: resHeaders, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) });
-          },
-          onResponseError(_controller, e) {
-            if (failed) return;
-            failed = true;
-            if (Date.now() >= client.deadline) return reject(client.#overDeadline(path));
-            reject(new RedfishError(status ? `body: ${transportMessage(e, timeoutMs)}` : transportMessage(e, timeoutMs), 0, path));
-          },
-        },
+        exchange as unknown as Dispatcher.DispatchHandler,
       );
     });
+  }
+
+  /** What an Exchange needs of its client: the caps, and the error past the deadline. */
+  get limits(): { maxBodyBytes: number; maxTotalBytes: number; timeoutMs: number } {
+    return this.#opts;
+  }
+
+  overDeadline(path: string): BudgetError {
+    return this.#overDeadline(path);
   }
 
   #overDeadline(path: string): BudgetError {
@@ -402,7 +428,7 @@ export class RedfishClient {
   }
 
   async #get(rawPath: string): Promise<{ json: Record<string, unknown>; bytes: number }> {
-    await this.#ensureSession();
+    if (this.#opts.auth === 'session') await this.#ensureSession();
     let path = rawPath.startsWith('/') ? rawPath : normalizePath(rawPath);
     let lastErr: RedfishError | undefined;
     const session = this.#opts.auth === 'session' && !!this.#opts.credentials;
@@ -414,9 +440,10 @@ export class RedfishClient {
         for (;;) {
           this.requests++;
           const gen = this.#gen;
-          const r = await this.#raw('GET', path, this.#authHeader());
-          if (r.status >= 300 && r.status < 400 && r.headers.location) {
-            const target = new URL(String(r.headers.location), this.origin + path);
+          const r = await this.#raw('GET', path, this.#getHeaders);
+          const location = r.status >= 300 && r.status < 400 ? header(r, 'location') : undefined;
+          if (location) {
+            const target = new URL(location, this.origin + path);
             if (target.origin !== this.origin)
               throw new RedfishError(
                 `redirect to another origin (${target.origin}) refused: credentials are never sent there`,
@@ -432,9 +459,7 @@ export class RedfishClient {
             renewed = true;
             if (await this.#renewAfter401(gen)) continue;
           }
-          if (r.status < 200 || r.status >= 300) {
-            throw new RedfishError(`HTTP ${r.status}${describeErrorBody(r.body)}`, r.status, path);
-          }
+          if (!ok(r.status)) throw new RedfishError(`HTTP ${r.status}${describeErrorBody(r.body)}`, r.status, path);
           let j: unknown;
           try {
             j = JSON.parse(r.body.toString('utf8'));
@@ -442,6 +467,9 @@ export class RedfishClient {
             throw new RedfishError(`invalid JSON (${r.body.length} bytes${looksHtml(r.body) ? ', an HTML page' : ''})`, -1, path);
           }
           if (!j || typeof j !== 'object' || Array.isArray(j)) throw new RedfishError('the body is not a JSON object', -1, path);
+          // some BMCs answer 200 with a Redfish error body for a member they cannot read
+          if (isErrorBody(j as Record<string, unknown>))
+            throw new RedfishError(`HTTP ${r.status} with a Redfish error body${messageIds(j as Record<string, unknown>)}`, -3, path);
           if (session && gen === this.#gen && path !== '/redfish/v1') this.#proven = true;
           return { json: j as Record<string, unknown>, bytes: r.body.length };
         }
@@ -455,13 +483,112 @@ export class RedfishClient {
     throw lastErr!;
   }
 
-  /** Logs the session out (when there is one) and closes the connections. Never throws. */
+  /**
+   * What this client must never let through to a result or a log: the password, `user:password`
+   * (what Basic auth sends, base64-encoded) and every session token it was given.
+   */
+  secrets(): string[] {
+    const c = this.#opts.credentials;
+    const out = [...this.#tokens];
+    if (c?.password) out.push(c.password, `${c.username}:${c.password}`);
+    return out;
+  }
+
+  /**
+   * Logs the session out (when there is one) and closes the connections, within the BMC's
+   * deadline: past it the connections are dropped, not drained. Never throws.
+   */
   async close(): Promise<void> {
     await this.#login?.catch(() => undefined);
     await Promise.all(this.#logouts);
     this.#token = undefined;
     await Promise.all([...this.#sessions.keys()].map((t) => this.#logout(t)));
-    await this.#pool.close().catch(() => undefined);
+    if (Date.now() >= this.#hardDeadline) await this.#pool.destroy().catch(() => undefined);
+    else await this.#pool.close().catch(() => undefined);
+  }
+}
+
+/**
+ * One request and its answer, as an undici dispatch handler of undici's own interface
+ * (onConnect / onHeaders / onData / onComplete / onError: no wrapper object per request, raw
+ * headers looked at only when needed). Enforces the body cap, the BMC's byte budget and the
+ * request's own deadline as data arrives, so no timer is created per request.
+ */
+class Exchange {
+  #abort: ((e: Error) => void) | undefined;
+  #status = 0;
+  #rawHeaders: Buffer[] = [];
+  #chunks: Buffer[] = [];
+  #size = 0;
+  #failed = false;
+  readonly #deadline: number;
+  /** the BMC's deadline, not the request timeout, ends this request when it comes first */
+  readonly #deadlineFirst: boolean;
+
+  constructor(
+    readonly client: RedfishClient,
+    readonly path: string,
+    readonly timeoutMs: number,
+    readonly until: number,
+    readonly resolve: (r: RawResponse) => void,
+    readonly reject: (e: RedfishError) => void,
+  ) {
+    this.#deadline = Date.now() + timeoutMs;
+    this.#deadlineFirst = timeoutMs < client.limits.timeoutMs;
+  }
+
+  #fail(e: RedfishError): boolean {
+    this.#failed = true;
+    this.reject(e);
+    this.#abort?.(e);
+    return false;
+  }
+
+  onConnect(abort: (e: Error) => void): void {
+    this.#abort = abort;
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    this.#status = statusCode;
+    this.#rawHeaders = rawHeaders;
+    const { maxBodyBytes } = this.client.limits;
+    const declared = Number(rawHeader(rawHeaders, 'content-length') ?? NaN);
+    if (declared > maxBodyBytes)
+      return this.#fail(new RedfishError(`response of ${declared} bytes exceeds the ${maxBodyBytes}-byte cap`, statusCode, this.path));
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    if (this.#failed) return false;
+    const { client, path } = this;
+    const { maxBodyBytes, maxTotalBytes } = client.limits;
+    this.#size += chunk.length;
+    client.bytes += chunk.length;
+    if (client.bytes > maxTotalBytes)
+      return this.#fail(new BudgetError(`more than ${mib(maxTotalBytes)} read from this BMC in all; the crawl stopped`, path));
+    if (this.#size > maxBodyBytes) return this.#fail(new RedfishError(`response exceeds the ${maxBodyBytes}-byte cap`, this.#status, path));
+    if (Date.now() > this.#deadline)
+      return this.#fail(
+        this.#deadlineFirst || Date.now() > this.until
+          ? client.overDeadline(path)
+          : new RedfishError(`body: no complete answer within ${this.timeoutMs} ms`, 0, path),
+      );
+    this.#chunks.push(chunk);
+    return true;
+  }
+
+  onComplete(): void {
+    if (this.#failed) return;
+    const c = this.#chunks;
+    this.resolve({ status: this.#status, rawHeaders: this.#rawHeaders, body: c.length === 1 ? c[0]! : Buffer.concat(c, this.#size) });
+  }
+
+  onError(e: Error): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    const why = transportMessage(e, this.timeoutMs);
+    if (Date.now() >= this.until || (this.#deadlineFirst && isTimeout(e))) this.reject(this.client.overDeadline(this.path));
+    else this.reject(new RedfishError(this.#status ? `body: ${why}` : why, 0, this.path));
   }
 }
 
@@ -473,30 +600,59 @@ function looksHtml(b: Buffer): boolean {
   return /^\s*</.test(b.subarray(0, 64).toString('utf8'));
 }
 
-/** A short reason from a Redfish error body (`error.message` / first extended message), or nothing. */
+function isErrorBody(j: Record<string, unknown>): boolean {
+  return !!j.error && typeof j.error === 'object' && !Array.isArray(j.error) && j['@odata.id'] === undefined;
+}
+
+/** A Redfish MessageId (`Base.1.8.ResourceMissingAtURI`): registry, version, name. Anything else is not repeated. */
+const MESSAGE_ID = /^[A-Za-z][A-Za-z0-9]{0,40}(?:\.[0-9]{1,4}){0,3}\.[A-Za-z][A-Za-z0-9]{0,80}$/;
+
+/**
+ * ` (Base.1.8.InternalError, ...)`: the MessageIds of a Redfish error body, at most 3, or nothing.
+ * A BMC's message text is never repeated: it is free text, and some BMCs echo the request in it
+ * (an Authorization header, a session token).
+ */
+function messageIds(j: Record<string, unknown>): string {
+  const e = j.error as Record<string, unknown> | undefined;
+  const ids: string[] = [];
+  const add = (v: unknown) => typeof v === 'string' && MESSAGE_ID.test(v) && !ids.includes(v) && ids.push(v);
+  const info = e?.['@Message.ExtendedInfo'];
+  if (Array.isArray(info)) for (const m of info) add((m as Record<string, unknown> | null)?.MessageId);
+  if (!ids.length) add(e?.code);
+  return ids.length ? ` (${ids.slice(0, 3).join(', ')})` : '';
+}
+
+/** What an error answer says, without its text: ` (MessageIds)`, ` (an HTML error page)` or nothing. */
 function describeErrorBody(b: Buffer): string {
   if (!b.length) return '';
   if (looksHtml(b)) return ' (an HTML error page)';
   try {
-    const j = JSON.parse(b.toString('utf8')) as { error?: { message?: string; '@Message.ExtendedInfo'?: { Message?: string }[] } };
-    const m = j.error?.['@Message.ExtendedInfo']?.[0]?.Message ?? j.error?.message;
-    return m ? `: ${String(m).slice(0, 200)}` : '';
+    const j = JSON.parse(b.toString('utf8')) as unknown;
+    return j && typeof j === 'object' && !Array.isArray(j) ? messageIds(j as Record<string, unknown>) : '';
   } catch {
     return '';
   }
 }
 
-function transportMessage(e: unknown, timeoutMs: number): string {
-  const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+function isTimeout(e: unknown): boolean {
+  const err = e as { name?: string; code?: string; cause?: { code?: string } };
   const code = err.code ?? err.cause?.code;
-  if (
+  return (
     err.name === 'TimeoutError' ||
     err.name === 'AbortError' ||
     code === 'UND_ERR_HEADERS_TIMEOUT' ||
     code === 'UND_ERR_BODY_TIMEOUT' ||
     code === 'UND_ERR_CONNECT_TIMEOUT'
-  )
-    return `no answer within ${timeoutMs} ms`;
+  );
+}
+
+function transportMessage(e: unknown, timeoutMs: number): string {
+  const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.code ?? err.cause?.code;
+  if (isTimeout(e)) return `no answer within ${timeoutMs} ms`;
+  // OpenSSL reading an HTTP answer as a TLS record: "wrong version number", "packet length too long", "http request"
+  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' || code === 'ERR_SSL_HTTP_REQUEST')
+    return 'the BMC answered plain HTTP on an https address; write http:// in its address';
   if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/i.test(code))
     return `TLS certificate not trusted (${code}); set insecureSkipVerify or give a CA bundle`;
   if (code === 'ECONNREFUSED') return 'connection refused';

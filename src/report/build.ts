@@ -7,7 +7,7 @@
 import { redactString } from '../secrets/redact.js';
 import type { KubeObject } from '../krm/index.js';
 import { ANNOTATED_SOURCE, analyse, type Analysis, type HostFact, type IntentValidateSpec } from '../validate/index.js';
-import { divergence, type SiteInput, type ValueClass } from './divergence.js';
+import { compareSites, divergenceFacts, type SiteDivergence, type ValueClass } from './divergence.js';
 import type { Site } from './load.js';
 import {
   REPORT_API_VERSION,
@@ -202,16 +202,44 @@ function locate(site: Site, o: KubeObject | undefined): Located {
 }
 
 /** What every site adds to the report, gathered site by site. */
-interface Gathered {
+/** What the report gathers of each site: one site's slice, or several sites' together. */
+export interface Gathered {
   summaries: SiteSummary[];
   certificates: CertificateRow[];
   hosts: HostRow[];
   security: SecurityRow[];
   capacity: CapacityRow[];
-  inputs: SiteInput[];
-  workloads: Map<string, { kind: string; name: string; namespace?: string; versions: Map<string, string> }>;
+  divergence: SiteDivergence[];
+  workloads: { kind: string; name: string; namespace?: string; site: string; version: string }[];
   errors: number;
   capacityFindings: number;
+}
+
+function emptyGathered(): Gathered {
+  return {
+    summaries: [],
+    certificates: [],
+    hosts: [],
+    security: [],
+    capacity: [],
+    divergence: [],
+    workloads: [],
+    errors: 0,
+    capacityFindings: 0,
+  };
+}
+
+/** Adds a site's slice to the sites gathered so far. */
+export function addGathered(into: Gathered, from: Gathered): void {
+  into.summaries.push(...from.summaries);
+  into.certificates.push(...from.certificates);
+  into.hosts.push(...from.hosts);
+  into.security.push(...from.security);
+  into.capacity.push(...from.capacity);
+  into.divergence.push(...from.divergence);
+  into.workloads.push(...from.workloads);
+  into.errors += from.errors;
+  into.capacityFindings += from.capacityFindings;
 }
 
 function siteCertificates(site: Site, a: Analysis, now: number, warnDays: number): CertificateRow[] {
@@ -307,14 +335,14 @@ function gatherWorkloads(site: Site, g: Gathered): void {
   for (const o of site.objects) {
     const group = WORKLOAD_KINDS[o.kind];
     if (group === undefined || o.group !== group) continue;
-    const key = `${o.kind}|${o.namespace ?? ''}|${o.name}`;
-    let w = g.workloads.get(key);
-    if (!w) {
-      w = { kind: o.kind, name: o.name, versions: new Map() };
-      if (o.namespace) w.namespace = o.namespace;
-      g.workloads.set(key, w);
-    }
-    w.versions.set(site.name, redactString(workloadVersion(o) ?? '?').text);
+    const w: Gathered['workloads'][number] = {
+      kind: o.kind,
+      name: o.name,
+      site: site.name,
+      version: redactString(workloadVersion(o) ?? '?').text,
+    };
+    if (o.namespace) w.namespace = o.namespace;
+    g.workloads.push(w);
   }
 }
 
@@ -373,8 +401,11 @@ function catalogueOnlyHosts(site: Site, known: readonly HostRow[], roleLabel: st
   return out;
 }
 
-async function gatherSite(site: Site, spec: IntentValidateSpec, opts: ReportOptions, g: Gathered): Promise<void> {
+/** One site's slice of the report: everything the report needs of it, computed from it alone. */
+export async function gatherSite(site: Site, opts: ReportOptions): Promise<Gathered> {
+  const g = emptyGathered();
   g.errors += site.unreadable; // documents that do not parse are errors too
+  const spec = reportSpec(opts);
   const now = Date.parse(opts.now);
   const a: Analysis = await analyse(site.objects, spec);
   g.certificates.push(...siteCertificates(site, a, now, opts.intent.certificates?.warnDays ?? 30));
@@ -384,7 +415,9 @@ async function gatherSite(site: Site, spec: IntentValidateSpec, opts: ReportOpti
   const rules = siteFindings(site, a, g);
   g.capacity.push(...((opts.intent.capacity?.roles ?? []).length > 0 ? configuredCapacity(site, a, opts) : capacityByRole(site, a, opts)));
   gatherWorkloads(site, g);
-  g.inputs.push({ name: site.name, objects: site.objects, hosts: a.facts.hosts, hostFields: hostFields(a, siteHosts) });
+  g.divergence.push(
+    divergenceFacts({ name: site.name, objects: site.objects, hosts: a.facts.hosts, hostFields: hostFields(a, siteHosts) }, opts),
+  );
   const summary: SiteSummary = {
     name: site.name,
     source: site.source,
@@ -400,6 +433,7 @@ async function gatherSite(site: Site, spec: IntentValidateSpec, opts: ReportOpti
   if (catalogued.length) summary.catalogueOnlyHosts = catalogued.length;
   if (site.notes.length) summary.notes = [...site.notes];
   g.summaries.push(summary);
+  return g;
 }
 
 function sortRows(g: Gathered, siteNames: string[]): HardwareMix[] {
@@ -437,8 +471,19 @@ function sortRows(g: Gathered, siteNames: string[]): HardwareMix[] {
 }
 
 function workloadRows(g: Gathered, siteNames: string[], opts: ReportOptions): WorkloadRow[] {
+  const byKey = new Map<string, { kind: string; name: string; namespace?: string; versions: Map<string, string> }>();
+  for (const w of g.workloads) {
+    const key = `${w.kind}|${w.namespace ?? ''}|${w.name}`;
+    let row = byKey.get(key);
+    if (!row) {
+      row = { kind: w.kind, name: w.name, versions: new Map() };
+      if (w.namespace) row.namespace = w.namespace;
+      byKey.set(key, row);
+    }
+    row.versions.set(w.site, w.version);
+  }
   const siteRes = siteNames.map((n) => (n.length >= 3 ? new RegExp(n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'g') : undefined));
-  return [...g.workloads.values()]
+  return [...byKey.values()]
     .map((w) => {
       const versions: WorkloadRow['versions'] = [];
       const masked = new Set<string | null>();
@@ -468,8 +513,9 @@ function thresholds(g: Gathered, divergent: number, opts: ReportOptions): Thresh
   return THRESHOLDS.map((name) => ({ name, broken: opts.failOn.includes(name) && counts[name] > 0, count: counts[name] }));
 }
 
-export async function buildReport(sites: readonly Site[], opts: ReportOptions): Promise<Report> {
-  const spec: IntentValidateSpec = {
+/** The analysis settings of the report: intent-validate's, less the schema rules (the report is not a linter). */
+function reportSpec(opts: ReportOptions): IntentValidateSpec {
+  return {
     ...opts.intent,
     now: opts.now,
     rules: {
@@ -479,27 +525,19 @@ export async function buildReport(sites: readonly Site[], opts: ReportOptions): 
       ...opts.intent.rules,
     },
   };
-  const g: Gathered = {
-    summaries: [],
-    certificates: [],
-    hosts: [],
-    security: [],
-    capacity: [],
-    inputs: [],
-    workloads: new Map(),
-    errors: 0,
-    capacityFindings: 0,
-  };
-  for (const site of sites) await gatherSite(site, spec, opts, g);
-  const siteNames = sites.map((s) => s.name);
+}
+
+export async function buildReport(sites: readonly Site[], opts: ReportOptions): Promise<Report> {
+  const g = emptyGathered();
+  for (const site of sites) addGathered(g, await gatherSite(site, opts));
+  return assembleReport(g, opts);
+}
+
+/** The report from the gathered slices of every site (in command-line order). */
+export function assembleReport(g: Gathered, opts: ReportOptions): Report {
+  const siteNames = g.summaries.map((s) => s.name);
   const mix = sortRows(g, siteNames);
-  const div = divergence(g.inputs, {
-    reference: opts.reference,
-    roleLabel: opts.roleLabel,
-    ignoreFields: opts.ignoreFields,
-    ignoreValues: opts.ignoreValues,
-    defaultIgnores: opts.defaultIgnores,
-  });
+  const div = compareSites(g.divergence, { reference: opts.reference });
   const report: Report = {
     apiVersion: REPORT_API_VERSION,
     kind: REPORT_KIND,

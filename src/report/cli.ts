@@ -3,15 +3,17 @@
  * exit code: 0, 1 when a --fail-on threshold is broken, 2 on a usage or input error.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { Redactor } from '../secrets/redact.js';
 import { loadYaml } from '../krm/index.js';
 import type { IntentValidateSpec } from '../validate/analyse.js';
 import validateIntentSpec from '../validate/generated/spec.validate.js';
 import validateConfig from './generated/config.validate.js';
-import { buildReport, THRESHOLDS, type ReportOptions, type ThresholdName } from './build.js';
+import { ArtifactError, readArtifacts, toArtifact } from './artifact.js';
+import { addGathered, assembleReport, gatherSite, THRESHOLDS, type ReportOptions, type ThresholdName } from './build.js';
 import type { ValueClass } from './divergence.js';
 import { loadSite, parseSiteArg, SiteError, type Site } from './load.js';
-import { REPORT_API_VERSION, REPORT_KIND, type Report } from './model.js';
 import { type CommandArgs, parseCommandArgs, UsageError } from '../cli/args.js';
+import { REPORT_API_VERSION, REPORT_KIND, type Report } from './model.js';
 import { renderHtml } from './render-html.js';
 import { renderMarkdown, renderText } from './render-text.js';
 import { REPORT_TOOL, reportFindings } from './findings.js';
@@ -32,7 +34,11 @@ Name a site with NAME=PATH; the default name is the folder or file name.
 
 Options:
   --format FORMAT                    text (default), json (the documented schema), markdown, html,
-                                     sarif (SARIF 2.1.0) or junit (JUnit XML) for CI
+                                     sarif (SARIF 2.1.0) or junit (JUnit XML) for CI, or artifact
+                                     (one site's slice, for --merge)
+  --merge                            the SITE arguments are artifacts (report --format artifact of
+                                     one site each, e.g. from per-site CI jobs): the fleet report
+                                     of all of them, the same as reading every site directly
   --output FILE                      write there instead of stdout
   --reference NAME                   compare every site against this one
   --fail-on LIST                     exit 1 when one of these is found (comma-separated):
@@ -51,7 +57,7 @@ Exit codes: 0 done, 1 a --fail-on threshold is broken, 2 bad arguments or unread
 `;
 
 const WITH_VALUE = ['format', 'output', 'reference', 'fail-on', 'now', 'warn-days', 'role-label', 'ignore', 'config', 'max-rows'];
-const FLAGS = ['no-default-ignores'];
+const FLAGS = ['no-default-ignores', 'merge'];
 
 interface ConfigSpec {
   reference?: string;
@@ -144,8 +150,15 @@ export async function reportMain(
     const one = args.one;
     const cfg = one('config') ? readConfig(one('config')!) : {};
     format = one('format') ?? 'text';
-    if (!['text', 'json', 'markdown', 'md', 'html', 'sarif', 'junit'].includes(format))
-      throw new UsageError(`--format ${format}: use text, json, markdown, html, sarif or junit`);
+    if (!['text', 'json', 'markdown', 'md', 'html', 'sarif', 'junit', 'artifact'].includes(format))
+      throw new UsageError(`--format ${format}: use text, json, markdown, html, sarif, junit or artifact`);
+    const shaping = ['now', 'warn-days', 'role-label', 'ignore', 'config'].filter((k) => args.has(k));
+    if (args.flag('merge') && (shaping.length > 0 || args.flag('no-default-ignores')))
+      throw new UsageError(
+        `--merge takes the options that shape a site's slice from the artifacts: drop --${shaping[0] ?? 'no-default-ignores'} (give it to the per-site runs)`,
+      );
+    if (format === 'artifact' && (args.positional.length !== 1 || args.flag('merge')))
+      throw new UsageError("--format artifact takes exactly one site (an artifact is one site's slice of the report)");
     const nowText = one('now') ?? process.env.BAREMETAL_KRM_NOW ?? cfg.intent?.now ?? new Date().toISOString();
     if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(nowText) || Number.isNaN(Date.parse(nowText)))
       throw new UsageError(`--now ${nowText}: use an RFC 3339 time such as 2024-01-31T00:00:00Z`);
@@ -182,6 +195,7 @@ export async function reportMain(
     throw e;
   }
 
+  if (args.flag('merge')) return mergeMain(args.positional, opts, format, maxRows, args.one('output'), io);
   const sites: Site[] = [];
   const names = new Set<string>();
   try {
@@ -202,25 +216,86 @@ export async function reportMain(
     io.err(`baremetal-krm report: --reference ${opts.reference} is not one of the sites (${[...names].join(', ')})\n`);
     return 2;
   }
+  // every credential of every site (and of the environment), removed from whatever is printed
+  // or written, in every format, after the report's own redaction (src/secrets)
+  const secrets = new Redactor().addEnv(process.env);
+  for (const s of sites) for (const o of s.objects) addSiteCredentials(secrets, o);
+  const err = (s: string): void => io.err(secrets.scrub(s));
   for (const s of sites) {
-    for (const line of [...s.skipped, ...s.notes]) io.err(`${line}\n`);
+    for (const line of [...s.skipped, ...s.notes]) err(`${line}\n`);
   }
 
-  const report = await buildReport(sites, opts);
-  const text = render(report, format, maxRows);
+  const all = await gatherSite(sites[0]!, opts);
+  for (const site of sites.slice(1)) addGathered(all, await gatherSite(site, opts));
+  const report = assembleReport(all, opts);
+  const text = secrets.scrubKnown(format === 'artifact' ? toArtifact(all, opts) : render(report, format, maxRows));
   const output = args.one('output');
+  return finish(report, text, output, err, io);
+}
+
+/** Writes the output (stdout or --output), says which thresholds broke, and gives the exit code. */
+function finish(
+  report: Report,
+  text: string,
+  output: string | undefined,
+  err: (s: string) => void,
+  io: { out: (s: string) => void },
+): number {
   if (output) {
     try {
       writeFileSync(output, text);
     } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      io.err(
-        `baremetal-krm report: --output ${output}: cannot write (${err.code ?? err.message}): create its folder or choose a writable path\n`,
+      const failure = e as NodeJS.ErrnoException;
+      err(
+        `baremetal-krm report: --output ${output}: cannot write (${failure.code ?? failure.message}): create its folder or choose a writable path\n`,
       );
       return 2;
     }
   } else io.out(text);
   const broken = report.thresholds.filter((t) => t.broken);
-  for (const t of broken) io.err(`baremetal-krm report: threshold broken: --fail-on ${t.name} (${t.count})\n`);
+  for (const t of broken) err(`baremetal-krm report: threshold broken: --fail-on ${t.name} (${t.count})\n`);
   return broken.length ? 1 : 0;
+}
+
+function addSiteCredentials(secrets: Redactor, o: Site['objects'][number]): void {
+  try {
+    secrets.addData(o.data);
+  } catch {
+    // skipped on load already: nothing of it is shown
+  }
+}
+
+/**
+ * `--merge`: the fleet report from per-site artifacts. The options that shape a slice (now,
+ * role label, ignores, intent) come from the artifacts; --reference, --fail-on and the output
+ * options apply here.
+ */
+function mergeMain(
+  paths: string[],
+  cli: ReportOptions,
+  format: string,
+  maxRows: number,
+  output: string | undefined,
+  io: { out: (s: string) => void; err: (s: string) => void },
+): number {
+  const secrets = new Redactor().addEnv(process.env);
+  const err = (s: string): void => io.err(secrets.scrub(s));
+  let merged: ReturnType<typeof readArtifacts>;
+  try {
+    if (format === 'artifact') throw new ArtifactError('--merge writes a report: use --format text, json, markdown, html, sarif or junit');
+    merged = readArtifacts(paths);
+  } catch (e) {
+    if (!(e instanceof ArtifactError)) throw e;
+    err(`baremetal-krm report: ${e.message}\n`);
+    return 2;
+  }
+  const opts: ReportOptions = { ...merged.options, reference: cli.reference, failOn: cli.failOn };
+  if (opts.reference && !merged.slice.summaries.some((s) => s.name === opts.reference)) {
+    err(
+      `baremetal-krm report: --reference ${opts.reference} is not one of the sites (${merged.slice.summaries.map((s) => s.name).join(', ')})\n`,
+    );
+    return 2;
+  }
+  const report = assembleReport(merged.slice, opts);
+  return finish(report, secrets.scrubKnown(render(report, format, maxRows)), output, err, io);
 }

@@ -11,7 +11,7 @@ import type { KubeObject } from '../krm/index.js';
 import type { HostFact } from '../validate/analyse.js';
 import type { DivergenceEntry, DivergenceField } from './model.js';
 import { compareStrings } from '../krm/index.js';
-import { isSensitiveKey, redactString } from '../secrets/redact.js';
+import { isSensitiveKey, redactArgs, redactString } from '../secrets/redact.js';
 import { isRecord as isObj } from '../krm/index.js';
 
 export type ValueClass = 'mac' | 'ip' | 'site-name';
@@ -174,7 +174,8 @@ function flatten(f: Flattener, o: KubeObject, data: unknown, extra: Record<strin
       return;
     }
     if (v.every((x) => typeof x !== 'object' || x === null)) {
-      const shown = v.map((x) => (typeof x === 'string' ? redactString(x).text : x));
+      // a command line (`args: [--password, x]`) hides the value after a sensitive flag too
+      const shown = redactArgs(v);
       put(path, JSON.stringify(shown), JSON.stringify(shown.map((x) => (typeof x === 'string' ? f.mask(x) : x))));
       return;
     }
@@ -263,35 +264,65 @@ function secretOwners(site: SiteInput, hostKey: Map<KubeObject, string>): Map<st
   return owners;
 }
 
-/** Identities and flattened values of one site. */
-function siteIndex(
-  site: SiteInput,
-  opts: DivergenceOptions,
-  patterns: Pattern[],
-  multiNs: ReadonlySet<string>,
-): Map<string, { kind: string; name: string; flat: Flat }> {
-  const out = new Map<string, { kind: string; name: string; flat: Flat }>();
+/** One object of a site as divergence compares it: everything needed, nothing of the object itself. */
+export interface DivergenceItem {
+  kind: string;
+  name: string;
+  namespace?: string;
+  /** the identity the site's intent gives it (a host by role and profile, a host's Secret), if any */
+  owner?: string;
+  /** path -> [masked value to compare, value to show] */
+  values: Record<string, [string, string]>;
+}
+
+/**
+ * What divergence needs of one site, computed from that site alone (so per-site CI jobs can
+ * compute it and one job compare them: `report --merge`). `objects` lists `kind|namespace|name`
+ * of every object: a kind + name held in two namespaces by any site is matched by namespace.
+ */
+export interface SiteDivergence {
+  site: string;
+  objects: string[];
+  items: DivergenceItem[];
+}
+
+/** The divergence facts of one site: its objects flattened, hosts and their Secrets keyed by intent. */
+export function divergenceFacts(site: SiteInput, opts: DivergenceOptions): SiteDivergence {
+  const patterns = [...(opts.defaultIgnores ? DEFAULT_IGNORES : []), ...opts.ignoreFields].map(compile);
   const f = flattener(site, opts, patterns);
   const hostKey = hostKeys(site, opts);
   const secretOwner = secretOwners(site, hostKey);
-  const hostObjects = new Set(site.hosts.map((h) => h.object));
+  const items: DivergenceItem[] = [];
   for (const o of site.objects) {
-    let id: string;
-    if (hostObjects.has(o)) id = hostKey.get(o)!;
-    else if (o.kind === 'HardwareData' || o.kind === 'HardwareInventory')
-      continue; // folded into its host
-    else if (o.kind === 'Secret' && secretOwner.has(`${o.namespace ?? ''}/${o.name}`))
-      id = secretOwner.get(`${o.namespace ?? ''}/${o.name}`)!;
-    else if (multiNs.has(`${o.kind}|${o.name}`)) id = `${o.kind} ${o.namespace ?? '-'}/${o.name || '(no name)'}`;
-    else id = `${o.kind} ${o.name || '(no name)'}`;
-    if (out.has(id)) id = `${o.kind} ${o.namespace ?? '-'}/${o.name || '(no name)'}`;
+    if (!hostKey.has(o) && (o.kind === 'HardwareData' || o.kind === 'HardwareInventory')) continue; // folded into its host
     let data: unknown;
     try {
       data = o.data;
     } catch {
       continue;
     }
-    out.set(id, { kind: o.kind, name: o.name, flat: flatten(f, o, data, site.hostFields.get(o)) });
+    const owner = hostKey.get(o) ?? (o.kind === 'Secret' ? secretOwner.get(`${o.namespace ?? ''}/${o.name}`) : undefined);
+    const values: Record<string, [string, string]> = Object.create(null);
+    for (const [p, v] of flatten(f, o, data, site.hostFields.get(o)).values) values[p] = [v.cmp, v.show];
+    const item: DivergenceItem = { kind: o.kind, name: o.name, values };
+    if (o.namespace) item.namespace = o.namespace;
+    if (owner) item.owner = owner;
+    items.push(item);
+  }
+  return { site: site.name, objects: site.objects.map((o) => `${o.kind}|${o.namespace ?? ''}|${o.name}`), items };
+}
+
+/** Identities and flattened values of one site. */
+function siteIndex(
+  site: SiteDivergence,
+  multiNs: ReadonlySet<string>,
+): Map<string, { kind: string; name: string; values: Record<string, [string, string]> }> {
+  const out = new Map<string, { kind: string; name: string; values: Record<string, [string, string]> }>();
+  for (const o of site.items) {
+    const namespaced = `${o.kind} ${o.namespace ?? '-'}/${o.name || '(no name)'}`;
+    let id = o.owner ?? (multiNs.has(`${o.kind}|${o.name}`) ? namespaced : `${o.kind} ${o.name || '(no name)'}`);
+    if (out.has(id)) id = namespaced;
+    out.set(id, { kind: o.kind, name: o.name, values: o.values });
   }
   return out;
 }
@@ -301,21 +332,28 @@ function pathOrder(a: string, b: string): number {
 }
 
 export function divergence(sites: readonly SiteInput[], opts: DivergenceOptions): DivergenceEntry[] {
+  return compareSites(
+    sites.map((s) => divergenceFacts(s, opts)),
+    opts,
+  );
+}
+
+/** The divergence of sites from their facts (in command-line order). */
+export function compareSites(sites: readonly SiteDivergence[], opts: Pick<DivergenceOptions, 'reference'>): DivergenceEntry[] {
   if (sites.length < 2) return [];
-  const patterns = [...(opts.defaultIgnores ? DEFAULT_IGNORES : []), ...opts.ignoreFields].map(compile);
   // kind + name held in two namespaces by any site: matched by namespace too, in every site
   const multiNs = new Set<string>();
   for (const s of sites) {
     const seen = new Map<string, string>();
-    for (const o of s.objects) {
-      const k = `${o.kind}|${o.name}`;
-      const ns = o.namespace ?? '';
+    for (const key of s.objects) {
+      const [kind, ns, name] = key.split('|') as [string, string, string];
+      const k = `${kind}|${name}`;
       const prev = seen.get(k);
       if (prev === undefined) seen.set(k, ns);
       else if (prev !== ns) multiNs.add(k);
     }
   }
-  const idx = sites.map((s) => ({ site: s.name, index: siteIndex(s, opts, patterns, multiNs) }));
+  const idx = sites.map((s) => ({ site: s.site, index: siteIndex(s, multiNs) }));
   const ids = new Set<string>();
   for (const s of idx) for (const k of s.index.keys()) ids.add(k);
   const ref = opts.reference ? idx.find((s) => s.site === opts.reference) : undefined;
@@ -330,10 +368,10 @@ export function divergence(sites: readonly SiteInput[], opts: DivergenceOptions)
       else missingIn = [ref.site];
     } else missingIn = idx.filter((s) => !s.index.has(id)).map((s) => s.site);
     const paths = new Set<string>();
-    for (const s of present) for (const p of s.index.get(id)!.flat.values.keys()) paths.add(p);
+    for (const s of present) for (const p of Object.keys(s.index.get(id)!.values)) paths.add(p);
     const fields: DivergenceField[] = [];
     for (const p of [...paths].sort(pathOrder)) {
-      const cmp = (s: (typeof idx)[number]): string | null => s.index.get(id)?.flat.values.get(p)?.cmp ?? null;
+      const cmp = (s: (typeof idx)[number]): string | null => s.index.get(id)?.values[p]?.[0] ?? null;
       let differs: boolean;
       if (ref) {
         if (!ref.index.has(id)) differs = false;
@@ -345,7 +383,7 @@ export function divergence(sites: readonly SiteInput[], opts: DivergenceOptions)
       if (!differs) continue;
       const values = idx.map((s) => ({
         site: s.site,
-        value: s.index.has(id) ? (s.index.get(id)!.flat.values.get(p)?.show ?? null) : null,
+        value: s.index.has(id) ? (s.index.get(id)!.values[p]?.[1] ?? null) : null,
       }));
       fields.push({ path: p, values });
     }

@@ -1,29 +1,437 @@
 /**
- * The one home of redaction, what no output channel prints: values under credential-like keys,
- * PEM private keys, sops `ENC[...]` values and the `user:password@` part of URLs. The report
- * uses it today; every other channel is to follow.
+ * The one home of redaction: which keys and values are credentials, how a value is described
+ * without quoting it, and what every output channel (KRM results and stderr, runtime errors,
+ * the `validate` CLI, the cross-site report in every format) scrubs before it prints.
+ *
+ * Three layers, all here:
+ * - keys: `isCredentialKey` (a plaintext value under it is a finding: intent-validate's
+ *   `encryption` rule) and `isSensitiveKey` (never shown: credentials and user names);
+ *   `isSensitivePath` adds Secret `data`/`stringData` and env-style items (`{name: DB_PASSWORD, value}`);
+ * - text: `redactText` scrubs credentials written inline (`password=...`, `--token x`,
+ *   `Basic ...`, `user:pw@` in URLs, PEM private keys, sops `ENC[...]`); `redactValueText` also
+ *   `key: value` lines of embedded files (properties, YAML, INI);
+ * - known values: a `Redactor` holds the credentials of one run (from the environment, the
+ *   input items, files the function read) and removes them, plain or encoded, from any text.
  */
+import { isRecord } from '../krm/index.js';
 
-/** Keys whose values are secrets (any depth, any type). Reference keys (`...Name`, `...Ref`,
- * `...Namespace`) only name where a secret lives and are not hidden. */
-const SENSITIVE_KEY =
-  /pass(word|wd|phrase)?s?$|passw(or)?d|secret|token|credential|api[-_]?key|access[-_]?key|private[-_]?key|secret[-_]?key|[-_.]key(-data)?$|^key$|username$/i;
-const REFERENCE_KEY = /(?<!user)name$|ref$|namespace$/i;
+// ---- keys --------------------------------------------------------------------------------
 
+/** Keys whose values are credentials (any depth, any type). */
+const CREDENTIAL_KEY =
+  /pass(?:word|wd|phrase)?s?$|passw(?:or)?d|pwd|secret|token|credential|api[-_]?key|access[-_]?key|private[-_]?key|[-_.]key(?:-data)?$|^key$|auth$/i;
+/** Keys that identify an account: not a finding in plaintext, but never shown either. */
+const IDENTITY_KEY = /user[-_]?name$/i;
+/** Keys that name or point at a secret rather than hold one (`credentialsName`, `secretRef`, `tokenFile` ...). */
+const REFERENCE_KEY = /(?<!user[-_]?)name$|ref$|namespace$|path$|file$|selector$|template$|regex$/i;
+/** Settings about a secret, not secrets: `tokenTTL`, `sessionTimeout`, `tokenExpirySeconds` ... */
+const SETTING_KEY = /(?:ttl|timeout|seconds|minutes|hours|interval|duration|period)$/i;
+/**
+ * Secret keys that hold no secret: Metal3 network data and metadata (addresses, links, routes),
+ * which airshipctl and Metal3 keep in Secrets only because BMO reads them from there.
+ */
+const NON_CREDENTIAL_SECRET_KEY = /^(?:networkData|network[-_]?data|metaData|meta[-_]?data|nmstate|networkConfig)$/;
+
+/** Keys repeat (every item has `apiVersion`, `metadata`, `name` ...): each is judged once. */
+const credentialKeys = new Map<string, boolean>();
+
+/** A plaintext value under this key is a credential (a finding of the `encryption` rule). */
+export function isCredentialKey(k: string): boolean {
+  let v = credentialKeys.get(k);
+  if (v === undefined) {
+    v = CREDENTIAL_KEY.test(k) && !REFERENCE_KEY.test(k) && !SETTING_KEY.test(k);
+    if (credentialKeys.size < 10_000) credentialKeys.set(k, v);
+  }
+  return v;
+}
+
+const sensitiveKeys = new Map<string, boolean>();
+
+/** A value under this key (or env var of this name) is never shown: credentials and user names. */
 export function isSensitiveKey(k: string): boolean {
-  return SENSITIVE_KEY.test(k) && !REFERENCE_KEY.test(k);
+  let v = sensitiveKeys.get(k);
+  if (v === undefined) {
+    v = isCredentialKey(k) || (IDENTITY_KEY.test(k) && !SETTING_KEY.test(k));
+    if (sensitiveKeys.size < 10_000) sensitiveKeys.set(k, v);
+  }
+  return v;
 }
 
+/** A Secret `data`/`stringData` key that holds no credential (Metal3 network data, metadata). */
+export function isNonCredentialSecretKey(k: string): boolean {
+  return NON_CREDENTIAL_SECRET_KEY.test(k);
+}
+
+/** A sops-encrypted value (`ENC[AES256_GCM,data:...]`). */
+export function isSopsEncrypted(v: unknown): boolean {
+  return typeof v === 'string' && v.startsWith('ENC[');
+}
+
+/**
+ * Whether the value at `path` in an item's data is never quoted: anything under a Secret's
+ * `data`/`stringData`, under a sensitive key at any depth, or in an env-style list item whose
+ * `name` is sensitive (`env[name=MYSQL_PWD].value`, `envVars[name=BMC_PASSWORD]`).
+ */
+export function isSensitivePath(root: unknown, path: readonly (string | number)[]): boolean {
+  if (isRecord(root) && root.kind === 'Secret' && (path[0] === 'data' || path[0] === 'stringData') && path.length > 1) return true;
+  let node: unknown = root;
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i]!;
+    if (typeof seg === 'string' && !/^\d+$/.test(seg) && isSensitiveKey(seg)) return true;
+    const inList = Array.isArray(node);
+    node = isRecord(node) || inList ? (node as Record<string | number, unknown>)[seg] : undefined;
+    if (
+      inList &&
+      isRecord(node) &&
+      typeof node.name === 'string' &&
+      isSensitiveKey(node.name) &&
+      i + 1 < path.length &&
+      path[i + 1] !== 'name'
+    )
+      return true;
+  }
+  return false;
+}
+
+// ---- describing a value without quoting it ---------------------------------------------
+
+/** `a number of 11 characters`, `a string of 4 characters`, `a list of 2 item(s)`: type and length, never the value. */
+export function describeValue(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (Array.isArray(v)) return `a list of ${v.length} item(s)`;
+  if (typeof v === 'object') return 'a mapping';
+  if (typeof v === 'boolean') return 'a boolean';
+  const kind = typeof v === 'string' ? 'a string' : typeof v === 'number' ? 'a number' : `a ${typeof v}`;
+  return `${kind} of ${String(v).length} character(s)`;
+}
+
+/** The value at `path` as a message may show it: JSON when harmless, type and length when sensitive. */
+export function quoteValue(root: unknown, path: readonly (string | number)[], v: unknown): string {
+  return isSensitivePath(root, path) ? describeValue(v) : JSON.stringify(v);
+}
+
+// ---- credentials written inline in text ------------------------------------------------
+
+const MASK = '***';
+const PEM_PRIVATE_KEY = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g;
+const SOPS_VALUE = /ENC\[[A-Za-z0-9_]+,[^\]\s]*\]/g;
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
+/** `Authorization: Basic <token>`: the token, when it looks like one (not "Basic authentication"). */
+const AUTH_SCHEME = /\b(Basic|Bearer|Token|Digest|Negotiate)(\s+)([A-Za-z0-9+/=._~-]{6,})/g;
+/** `password=x`, `BMC_PASSWORD=x`, `db.password = x`, `--password=x`, `?token=x&` */
+const ASSIGNMENT = /([A-Za-z_][\w.-]*)(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'&;,]+)/g;
+/** `--password x`, `-token x` inside one string (a shell command) */
+const FLAG_VALUE = /(^|\s)(--?[A-Za-z][\w.-]*)(\s+)("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)/g;
+/** `"password": "x"` (JSON text) */
+const JSON_PAIR = /("([^"\\]+)"\s*:\s*)"(?:[^"\\]|\\.)*"/g;
+/** `password: x`, `db.password = x` at the start of a line of an embedded file */
+const KEY_LINE = /^(\s*(?:-\s+)?["']?([A-Za-z_][\w.-]*)["']?\s*[:=][ \t]*)(\S.*)$/gm;
 
-/** `https://user:pw@host/x` -> `https://***@host/x` (user-only URLs keep the user). */
-export function stripUrlCredentials(s: string): string {
-  return s.replace(URL_CREDENTIALS, (m, scheme: string) => (m.slice(scheme.length, -1).includes(':') ? `${scheme}***@` : m));
+/** `db.password` -> `password`: a dotted key (properties, a field path) is judged by its last part. */
+function sensitiveLeaf(key: string): boolean {
+  return isSensitiveKey(key.slice(key.lastIndexOf('.') + 1));
 }
 
-/** The text shown for a string: `(set)` for key material, `(encrypted)` for sops, no URL credentials. */
+function looksLikeToken(t: string): boolean {
+  return /[0-9+/=]/.test(t) || (/[a-z]/.test(t) && /[A-Z]/.test(t));
+}
+
+/** What a rule makes of one match: the credential it found and the text shown instead, or nothing to hide. */
+type Rule = readonly [RegExp, (g: readonly string[]) => { secret: string; shown: string } | undefined];
+
+const unquote = (v: string): string => v.replace(/^(["'])(.*)\1$/s, '$2');
+
+/** Inline credentials in free text, in the order they are looked for. */
+const TEXT_RULES: readonly Rule[] = [
+  // user-only URLs (`ssh://git@host`) keep the user
+  [
+    URL_CREDENTIALS,
+    ([m, scheme]) =>
+      m!.slice(scheme!.length, -1).includes(':') ? { secret: m!.slice(scheme!.length, -1), shown: `${scheme}${MASK}@` } : undefined,
+  ],
+  [PEM_PRIVATE_KEY, ([m]) => ({ secret: m!, shown: '(private key)' })],
+  [SOPS_VALUE, ([m]) => ({ secret: m!, shown: '(encrypted)' })],
+  [AUTH_SCHEME, ([, scheme, sp, token]) => (looksLikeToken(token!) ? { secret: token!, shown: `${scheme}${sp}${MASK}` } : undefined)],
+  [ASSIGNMENT, ([, key, eq, v]) => (sensitiveLeaf(key!) ? { secret: unquote(v!), shown: `${key}${eq}${MASK}` } : undefined)],
+  [
+    FLAG_VALUE,
+    ([, lead, flag, sp, v]) =>
+      sensitiveLeaf(flag!.replace(/^-+/, '')) ? { secret: unquote(v!), shown: `${lead}${flag}${sp}${MASK}` } : undefined,
+  ],
+  [
+    JSON_PAIR,
+    ([m, head, key]) => (sensitiveLeaf(key!) ? { secret: unquote(m!.slice(head!.length)), shown: `${head}"${MASK}"` } : undefined),
+  ],
+];
+/** Lines of an embedded file (properties, YAML, INI): `password: x`, `db.password = x`. */
+const LINE_RULES: readonly Rule[] = [
+  [KEY_LINE, ([, head, key, v]) => (sensitiveLeaf(key!) ? { secret: unquote(v!.trim()), shown: `${head}${MASK}` } : undefined)],
+];
+
+function applyRules(s: string, rules: readonly Rule[], found?: string[]): string {
+  let t = s;
+  for (const [re, rule] of rules)
+    t = t.replace(re, (...a: unknown[]) => {
+      const groups = a.slice(0, -2).map((x) => (typeof x === 'string' ? x : ''));
+      const r = rule(groups);
+      if (!r) return groups[0]!;
+      if (r.secret !== MASK) found?.push(r.secret);
+      return r.shown;
+    });
+  return t;
+}
+
+/** Cheap test before the rules: every rule needs one of these words (most text, MACs, addresses, names, holds none). */
+const MAY_HOLD_INLINE = /pass|pwd|secret|token|credential|auth|key|user|@|BEGIN|ENC\[|Basic|Bearer|Digest|Negotiate/i;
+
+/** Free text (a message, a command line, an env string) with inline credentials masked; `found` collects them. */
+export function redactText(s: string, found?: string[]): string {
+  return MAY_HOLD_INLINE.test(s) ? applyRules(s, TEXT_RULES, found) : s;
+}
+
+/** A string value (maybe a whole embedded file): `redactText` plus `key: value` lines with a sensitive key. */
+export function redactValueText(s: string, found?: string[]): string {
+  if (!MAY_HOLD_INLINE.test(s)) return s;
+  const t = applyRules(s, TEXT_RULES, found);
+  return t.includes('\n') || /^\s*[\w.-]+\s*[:=]/.test(t) ? applyRules(t, LINE_RULES, found) : t;
+}
+
+/** The text shown for a string value: `(set)` for key material, `(encrypted)` for sops, inline credentials masked. */
 export function redactString(s: string): { redacted: boolean; text: string } {
   if (s.includes('PRIVATE KEY')) return { redacted: true, text: '(set)' };
   if (s.trimStart().startsWith('ENC[')) return { redacted: true, text: '(encrypted)' };
-  return { redacted: false, text: stripUrlCredentials(s) };
+  return { redacted: false, text: redactValueText(s) };
+}
+
+/** A command line as a list (`args`, `command`): the item after a sensitive flag (`--password`, `x`) is masked too. */
+export function redactArgs<T>(list: readonly T[]): (T | string)[] {
+  if (!list.some((x) => typeof x === 'string')) return [...list];
+  return list.map((x, i) => {
+    const prev = i > 0 ? list[i - 1] : undefined;
+    if (typeof prev === 'string' && /^--?[A-Za-z][\w.-]*$/.test(prev) && isSensitiveKey(prev.replace(/^-+/, ''))) return MASK;
+    return typeof x === 'string' ? redactString(x).text : x;
+  });
+}
+
+// ---- known values: the credentials of one run ------------------------------------------
+
+/** Long and varied enough to scrub from any text without mangling it ("password", "8080" and "true" are not). */
+function worthScrubbing(v: string): boolean {
+  if (v.length < 6 || v.includes(MASK)) return false;
+  if (/^[A-Za-z]+$/.test(v)) return v.length >= 12;
+  if (/^[-+]?\d+$/.test(v)) return v.length >= 10;
+  return true;
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** How a value may appear in output: as is, base64 (padded or not, URL-safe), URL-encoded, hex, JSON- and HTML-escaped. */
+function encodings(v: string): string[] {
+  const bytes = Buffer.from(v, 'utf8');
+  const b64 = bytes.toString('base64');
+  const hex = bytes.toString('hex');
+  return [
+    v,
+    b64,
+    b64.replace(/=+$/, ''),
+    bytes.toString('base64url'),
+    encodeURIComponent(v),
+    hex,
+    hex.toUpperCase(),
+    JSON.stringify(v).slice(1, -1),
+    v.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!),
+  ];
+}
+
+/**
+ * Calls `found` for every credential in an item's data: every value of a Secret's `data` /
+ * `stringData` (base64 decoded too; not Metal3 network data), values whose own key is a
+ * credential key (`password`, `token: [a, b]`; not what only names something: `namesSomething`),
+ * the value of an env-style item with a credential name, credentials written inline in strings
+ * (`redactValueText`) and the value after a sensitive flag in a command line. Narrower than
+ * `isSensitivePath` (what is never shown): under `credentials:` a `mode` or an age recipient is
+ * hidden by the report but is no credential to scrub from every message.
+ */
+export function forEachCredential(root: unknown, found: (value: string | number, path: (string | number)[]) => void): void {
+  const secretData = isRecord(root) && root.kind === 'Secret';
+  // one path, pushed and popped on the way (a copy only for `found`): items are walked by the thousand
+  const path: (string | number)[] = [];
+  const leaf = (v: string | number, credential: boolean): void => {
+    if (secretData && path.length >= 2 && (path[0] === 'data' || path[0] === 'stringData')) {
+      if (path.length === 2 && isNonCredentialSecretKey(String(path[1]))) return;
+      found(v, [...path]);
+      const text = path[0] === 'data' && typeof v === 'string' ? decodeBase64(v) : undefined;
+      if (text !== undefined) found(text, [...path]);
+      return;
+    }
+    if (credential && !namesSomething(path, v)) found(v, [...path]);
+    if (typeof v !== 'string') return;
+    const inline: string[] = [];
+    redactValueText(v, inline);
+    for (const f of inline) found(f, [...path]);
+  };
+  const step = (key: string | number, v: unknown, credential: boolean): void => {
+    path.push(key);
+    visit(v, credential);
+    path.pop();
+  };
+  // `credential`: the nearest key above is a credential key (list items inherit it)
+  const visit = (v: unknown, credential: boolean): void => {
+    if (Array.isArray(v)) {
+      redactArgs(v).forEach((shown, i) => {
+        const x = v[i];
+        if (shown === MASK && x !== MASK && (typeof x === 'string' || typeof x === 'number')) found(x, [...path, i]);
+      });
+      v.forEach((x, i) => {
+        // env-style items: `{name: DB_PASSWORD, value: ...}`: all but the name
+        if (isRecord(x) && typeof x.name === 'string' && isCredentialKey(x.name)) {
+          path.push(i);
+          for (const [k, y] of Object.entries(x)) step(k, y, k !== 'name');
+          path.pop();
+        } else step(i, x, credential);
+      });
+    } else if (isRecord(v)) for (const [k, x] of Object.entries(v)) step(k, x, isCredentialKey(k));
+    else if (typeof v === 'string' || typeof v === 'number') leaf(v, credential);
+  };
+  visit(root, false);
+}
+
+const FORM_PREFIX = 6;
+
+function indexForms(known: Iterable<string>): Map<string, string[]> {
+  const index = new Map<string, string[]>();
+  for (const v of known)
+    for (const f of encodings(v)) {
+      if (f.length < FORM_PREFIX) continue;
+      const k = f.slice(0, FORM_PREFIX);
+      const list = index.get(k);
+      if (!list) index.set(k, [f]);
+      else if (!list.includes(f)) list.push(f);
+    }
+  for (const list of index.values()) list.sort((a, b) => b.length - a.length);
+  return index;
+}
+
+/** The parts of a result that are text a reader sees. */
+export interface RedactableResult {
+  message: string;
+  field?: { path: string; currentValue?: unknown; proposedValue?: unknown };
+  tags?: Record<string, string>;
+}
+
+/**
+ * The credentials of one run (the environment's, the input items', those a function read from
+ * a file or a BMC), removed from every text it is given, in every encoding `encodings` lists,
+ * together with inline credentials (`redactText`). Outputs pass their text through `scrub`.
+ */
+export class Redactor {
+  readonly #known = new Set<string>();
+  /** every form of every known value by its first FORM_PREFIX characters, longest first: linear in the text, whatever the number of values */
+  #index: Map<string, string[]> | undefined;
+
+  /** A credential: removed from every text from now on (too short or common values are ignored, see `worthScrubbing`). */
+  add(value: unknown): this {
+    const v = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : undefined;
+    if (v === undefined || !worthScrubbing(v) || this.#known.has(v)) return this;
+    this.#known.add(v);
+    this.#index = undefined;
+    return this;
+  }
+
+  /** A user name and password in use: the password, and `user:password` (what Basic auth encodes). */
+  addCredentials(username: string | undefined, password: unknown): this {
+    this.add(password);
+    if (username !== undefined && typeof password === 'string' && password !== '') this.add(`${username}:${password}`);
+    return this;
+  }
+
+  /** Every environment variable with a credential-like name (`BMC_PASSWORD`, `BMC_NODE1_PASSWORD`, `GITHUB_TOKEN` ...). */
+  addEnv(env: Readonly<Record<string, string | undefined>>): this {
+    for (const [k, v] of Object.entries(env)) {
+      if (v === undefined || !isCredentialKey(k)) continue;
+      this.addCredentials(/PASSWORD$/i.test(k) ? env[k.replace(/PASSWORD$/i, 'USERNAME')] : undefined, v);
+    }
+    return this;
+  }
+
+  /** Every credential in an item's data (`forEachCredential`). */
+  addData(root: unknown): this {
+    forEachCredential(root, (v) => this.add(v));
+    return this;
+  }
+
+  /** `text` without any known credential, in any encoding: safe on any format (JSON, HTML, YAML), it only replaces values. */
+  scrubKnown(text: string): string {
+    if (this.#known.size === 0) return text;
+    const index = (this.#index ??= indexForms(this.#known));
+    let out = '';
+    let last = 0;
+    for (let i = 0; i + FORM_PREFIX <= text.length; ) {
+      const form = index.get(text.slice(i, i + FORM_PREFIX))?.find((f) => text.startsWith(f, i));
+      if (form === undefined) i++;
+      else {
+        out += text.slice(last, i) + MASK;
+        i += form.length;
+        last = i;
+      }
+    }
+    return last === 0 ? text : out + text.slice(last);
+  }
+
+  /** Free text (a message, a log line) without known credentials and without inline ones (`redactText`). */
+  scrub(text: string): string {
+    return redactText(this.scrubKnown(text));
+  }
+
+  /** Results with every text a reader sees scrubbed: message, field values, tags. */
+  scrubResults<R extends RedactableResult>(results: R[]): R[] {
+    for (const r of results) {
+      r.message = this.scrub(r.message);
+      if (r.field) {
+        if (r.field.currentValue !== undefined) r.field.currentValue = this.#scrubValue(r.field.currentValue);
+        if (r.field.proposedValue !== undefined) r.field.proposedValue = this.#scrubValue(r.field.proposedValue);
+      }
+      if (r.tags) for (const k of Object.keys(r.tags)) r.tags[k] = this.scrub(r.tags[k]!);
+    }
+    return results;
+  }
+
+  #scrubValue(v: unknown): unknown {
+    if (typeof v === 'string') return this.scrub(v);
+    if (typeof v === 'number' && this.#known.has(String(v))) return MASK;
+    return isRecord(v) || Array.isArray(v) ? JSON.parse(this.scrub(JSON.stringify(v))) : v;
+  }
+}
+
+/** A DNS-1123 name, what Kubernetes objects are named. */
+const OBJECT_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/**
+ * A value at a sensitive path that names something rather than being a secret, so it is not
+ * scrubbed from every text: a reference (`credentialsSecret.name`, `secretKeyRef.key`, a
+ * `credentialsSecret: node01-bmc` Secret name) or a user name alone (scrubbed with its password, `addCredentials`).
+ */
+function namesSomething(path: readonly (string | number)[], v: string | number): boolean {
+  const leaf = String(path[path.length - 1]);
+  if (REFERENCE_KEY.test(leaf) || leaf === 'key' || IDENTITY_KEY.test(leaf)) return true;
+  return /secret$/i.test(leaf) && typeof v === 'string' && OBJECT_NAME.test(v);
+}
+
+/** The text of a base64 value, or undefined when it is not base64 of UTF-8 text. */
+function decodeBase64(v: string): string | undefined {
+  const t = v.replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(t)) return undefined;
+  const text = Buffer.from(t, 'base64').toString('utf8');
+  return text.includes('\uFFFD') ? undefined : text;
+}
+
+/** Every string of a JSON-like value through `scrub` (a copy; the value itself is left as is). */
+export function scrubStrings<T>(value: T, scrub: (text: string) => string): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return scrub(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(value) as T;
 }

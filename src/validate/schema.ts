@@ -8,6 +8,7 @@ import { checkedSchema, crdSchemas } from './crd.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 import { unpack } from './packed.js';
 import { dotted, isRecord as isObj, wordsPattern, YAML11_ONLY_BOOL } from '../krm/index.js';
+import { describeValue, isSensitivePath } from '../secrets/redact.js';
 
 export interface SchemaFinding {
   rule: string;
@@ -161,7 +162,9 @@ const PORT_NAME = '^(?!.*--)(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
  * A value of the input as messages show it: the one place that decides (values of sensitive
  * fields may be described by type and length instead).
  */
-function shownValue(v: unknown): string {
+function shownValue(v: unknown, data?: unknown, path?: (string | number)[]): string {
+  // a credential's value (src/secrets: Secret data, credential keys, env vars with credential names) by type and length
+  if (path && isSensitivePath(data, path)) return describeValue(v);
   return JSON.stringify(v) ?? String(v);
 }
 
@@ -171,11 +174,19 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
     case 'required':
       return `is missing required field "${String(p.missingProperty)}": add it`;
     case 'enum':
-      return `must be one of ${(p.allowedValues as unknown[]).map((v) => shownValue(v)).join(', ')}, found ${shownValue(valueAt(data, path))}`;
+      return `must be one of ${(p.allowedValues as unknown[]).map((v) => shownValue(v)).join(', ')}, found ${shownValue(valueAt(data, path), data, path)}`;
     case 'type': {
       const v = valueAt(data, path);
       const found =
-        v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'a mapping' : `${typeof v} ${shownValue(v)}`;
+        v === null
+          ? 'null'
+          : Array.isArray(v)
+            ? 'a list'
+            : typeof v === 'object'
+              ? 'a mapping'
+              : isSensitivePath(data, path)
+                ? shownValue(v, data, path)
+                : `${typeof v} ${shownValue(v)}`;
       // `integer,null`: null means "not set" and needs no mention
       const types = String(p.type)
         .split(',')
@@ -190,7 +201,7 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
     }
     case 'pattern':
       if (p.pattern === PORT_NAME)
-        return `must be a port number or a port name (up to 15 lowercase letters, digits and "-", at least one letter, as the container port's name), found ${shownValue(valueAt(data, path))}: fix the value or name the container port`;
+        return `must be a port number or a port name (up to 15 lowercase letters, digits and "-", at least one letter, as the container port's name), found ${shownValue(valueAt(data, path), data, path)}: fix the value or name the container port`;
       return `does not match the pattern ${String(p.pattern)}: fix the value`;
     default:
       return `${e.message ?? 'is invalid'}`;
@@ -359,7 +370,7 @@ function ambiguityAdvice(v: string): string {
 }
 
 /** Plain scalars YAML 1.1 and YAML 1.2 (Go yaml.v3, kyaml, JSON schema tools) read differently. */
-export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
+export function ambiguousScalars(o: KubeObject, tree?: unknown): SchemaFinding[] {
   const out: SchemaFinding[] = [];
   const body = o.body;
   if (!CANDIDATE.test(body)) return out;
@@ -370,7 +381,10 @@ export function ambiguousScalars(o: KubeObject): SchemaFinding[] {
     if (OCTAL.test(v) && PERMISSION_FIELD.test(String(path[path.length - 1]))) return;
     out.push({
       rule: 'yaml-ambiguous',
-      message: `${o.id}: ${dotted(path)}: plain value ${v} is ambiguous: ${ambiguityAdvice(v)}`,
+      // a credential's value is described by its length, never quoted (nor what a reader makes of it)
+      message: isSensitivePath(tree, path)
+        ? `${o.id}: ${dotted(path)}: a plain value of ${v.length} character(s) is ambiguous: YAML 1.1 (kubectl, yaml.v2) and YAML 1.2 (kustomize kyaml, yaml.v3) read it differently; quote it`
+        : `${o.id}: ${dotted(path)}: plain value ${v} is ambiguous: ${ambiguityAdvice(v)}`,
       object: o,
       field: dotted(path),
       path,

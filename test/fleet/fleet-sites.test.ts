@@ -78,6 +78,11 @@ describe('fleet sites', () => {
     expect(JSON.parse((await fleet('--changed', range, '--format', 'json')).out)).toEqual(gh.include);
   });
 
+  it('BASE...HEAD compares with the merge base (what a pull request shows)', async () => {
+    const range = commitChange(root, 'sites/site-9/patch.yaml', 'kind: Namespace\n');
+    expect((await fleet('--changed', range.replace('..', '...'))).out).toBe('sites/site-9\n');
+  });
+
   it('usage errors exit 2 with one line', async () => {
     const bad = await fleet('--changed', 'main');
     expect(bad.code).toBe(2);

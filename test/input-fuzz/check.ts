@@ -143,12 +143,12 @@ export async function checkCase(c: Case): Promise<string[]> {
         problems.push(`${tag}: a stream with an input error is not written back as it came`);
       continue;
     }
-    // the plain list kpt sends, with the same documents and configuration
-    const plain = resourceList(docs, withConfig ? cfg : undefined);
-    const plainRun = await runFunction(def, plain);
-    const changesNothing = isInputPlusResults(plain, plainRun.output);
+    // the plain list kpt sends, with the same documents and configuration (the functionConfig
+    // is not echoed: the output is the input without it, with the results)
+    const plainRun = await runFunction(def, resourceList(docs, withConfig ? cfg : undefined));
+    const changesNothing = isInputPlusResults(resourceList(docs), plainRun.output);
     if (changesNothing) {
-      const lossless = c.layout.form === 'stream' ? r.output === input : isInputPlusResults(input, r.output);
+      const lossless = c.layout.form === 'stream' ? r.output === input : isInputPlusResults(assemble(docs, c.layout), r.output);
       if (!lossless) problems.push(`${tag}: output is not the input${c.layout.form === 'stream' ? '' : ' plus results'}`);
     }
   }

@@ -201,18 +201,22 @@ describe('copies of the reference catalogues are still equal to catalogues/', ()
     ['examples/greenfield-site/site/catalogues/networking.yaml', read('catalogues/networking/networking.yaml')],
     ['examples/greenfield-site/site/catalogues/versions.yaml', read('catalogues/versions/versions.yaml')],
     ['examples/greenfield-site/site/catalogues/hardware-profiles.yaml', hw],
-    ['examples/kustomize/site-from-catalogues/catalogues/hardware-profiles.yaml', hw],
-    ['examples/kustomize/validation/catalogues/hardware-profiles.yaml', hw],
-    ['examples/kustomize/site-from-catalogues/catalogues/networking.yaml', read('catalogues/networking/networking.yaml')],
-    ['examples/kustomize/site-from-catalogues/catalogues/host-catalogue.yaml', read('catalogues/hosts/host-catalogue.yaml')],
+    ['examples/site-from-catalogue/catalogues/catalogues/hardware-profiles.yaml', hw],
+    ['examples/intent-validate/valid-site/catalogues/hardware-profiles.yaml', hw],
+    ['examples/site-from-catalogue/catalogues/catalogues/networking.yaml', read('catalogues/networking/networking.yaml')],
+    ['examples/site-from-catalogue/catalogues/catalogues/host-catalogue.yaml', read('catalogues/hosts/host-catalogue.yaml')],
   ];
   for (const [copy, original] of cases) it(copy, () => expect(read(copy)).toBe(original));
 
   it('the kustomize examples use the greenfield site as it is rendered (inventory and hosts)', () => {
     for (const h of ['dl385-01', 'r750-01', 'sys821ge-01']) {
-      expect(read(`examples/kustomize/greenfield-bmh/inventory/${h}.yaml`)).toBe(read(`examples/greenfield-site/site/inventory/${h}.yaml`));
-      expect(read(`examples/kustomize/validation/inventory/${h}.yaml`)).toBe(read(`examples/greenfield-site/site/inventory/${h}.yaml`));
-      expect(read(`examples/kustomize/validation/hosts/${h}.yaml`)).toBe(read(`examples/greenfield-site/site/hosts/${h}.yaml`));
+      expect(read(`examples/bmh-from-redfish/generate/inventory/${h}.yaml`)).toBe(
+        read(`examples/greenfield-site/site/inventory/${h}.yaml`),
+      );
+      expect(read(`examples/intent-validate/valid-site/inventory/${h}.yaml`)).toBe(
+        read(`examples/greenfield-site/site/inventory/${h}.yaml`),
+      );
+      expect(read(`examples/intent-validate/valid-site/hosts/${h}.yaml`)).toBe(read(`examples/greenfield-site/site/hosts/${h}.yaml`));
     }
   });
 });

@@ -257,7 +257,7 @@ describe('report errors (exit 2, naming the problem and the fix)', () => {
     );
     expect((await run(['--now', 'yesterday', sites['test-site']!])).err).toContain('--now yesterday: use an RFC 3339 time');
     expect((await run(['--format', 'pdf', sites['test-site']!])).err).toContain(
-      '--format pdf: use text, json, markdown, html, sarif or junit',
+      '--format pdf: use text, json, markdown, html, sarif, junit or artifact',
     );
     expect((await run(['--colour', sites['test-site']!])).err).toContain('unknown option --colour');
     expect((await run(['--now', NOW])).err).toContain('no site given');

@@ -6,27 +6,15 @@
  */
 import { isRecord } from '../../krm/index.js';
 import type { Tree } from '../context.js';
+// which keys and values are credentials: one source of truth, shared with every output's redaction
+import { isCredentialKey, isNonCredentialSecretKey, isSopsEncrypted as isEncrypted } from '../../secrets/redact.js';
 
-const SENSITIVE_KEY = /pass(word|wd|phrase)?$|secret|token|private.?key|-key(-data)?$|\.key$|^key$|credential|api[-_]?key|access[-_]?key/i;
-/** Settings about a secret, not secrets: `tokenTTL`, `sessionTimeout`, `tokenExpirySeconds` ... */
-const SETTING_KEY = /(?:ttl|timeout|seconds|minutes|hours|interval|duration|period)$/i;
-/** Keys that name or point at a secret rather than hold one (`credentialsName`, `secretRef` ...). */
-const REFERENCE_KEY = /(?:Name|Ref|Namespace|Path|File|Selector|Template|Regex)$/;
-/**
- * Secret keys that hold no secret: Metal3 network data and metadata (addresses, links, routes),
- * which airshipctl and Metal3 keep in Secrets only because BMO reads them from there.
- */
-const NON_SENSITIVE_SECRET_KEY = /^(?:networkData|network[-_]?data|metaData|meta[-_]?data|nmstate|networkConfig)$/;
 /**
  * Placeholders replaced at render time: airshipctl's REPLACEMENT_* words anywhere in a value, and a
  * value that is only a Flux post-build variable (`${BMC_PASSWORD}`; inside a script `${x}` is shell).
  */
 const PLACEHOLDER = /\bREPLACEMENT_[A-Z0-9_]+\b|^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/g;
 const LIMIT = 1000;
-
-function isEncrypted(v: unknown): boolean {
-  return typeof v === 'string' && v.startsWith('ENC[');
-}
 
 function hasPlaceholder(text: string): boolean {
   PLACEHOLDER.lastIndex = 0;
@@ -42,8 +30,7 @@ function collectSensitive(v: unknown, path: string[], out: { path: string; value
       if ((k === 'sops' || k === 'metadata') && path.length === 0) continue;
       // a number is a plaintext secret too (`password: 12345`)
       const plain = (typeof x === 'string' || typeof x === 'number') && x !== '' && !isEncrypted(x);
-      if (plain && SENSITIVE_KEY.test(k) && !REFERENCE_KEY.test(k) && !SETTING_KEY.test(k))
-        out.push({ path: [...path, k].join('.'), value: String(x) });
+      if (plain && isCredentialKey(k)) out.push({ path: [...path, k].join('.'), value: String(x) });
       else collectSensitive(x, [...path, k], out);
     }
   }
@@ -56,7 +43,7 @@ function secretEntries(tree: Tree): { path: string; value: string }[] {
     const m = tree[section];
     if (!isRecord(m)) continue;
     for (const [name, v] of Object.entries(m)) {
-      if (v === null || v === '' || isEncrypted(v) || NON_SENSITIVE_SECRET_KEY.test(name)) continue;
+      if (v === null || v === '' || isEncrypted(v) || isNonCredentialSecretKey(name)) continue;
       const text = typeof v === 'string' ? v : String(v);
       out.push({ path: `${section}.${name}`, value: section === 'data' ? Buffer.from(text, 'base64').toString('utf8') : text });
     }

@@ -1,0 +1,182 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  describeValue,
+  forEachCredential,
+  isCredentialKey,
+  isSensitiveKey,
+  isSensitivePath,
+  quoteValue,
+  redactArgs,
+  redactText,
+  redactValueText,
+  Redactor,
+} from './redact.js';
+
+describe('which keys hold credentials', () => {
+  it.each([
+    ['password', true, true],
+    ['bmcPassword', true, true],
+    ['passwd', true, true],
+    ['MYSQL_PWD', true, true],
+    ['pwd', true, true],
+    ['token', true, true],
+    ['GITHUB_TOKEN', true, true],
+    ['client-key-data', true, true],
+    ['tls.key', true, true],
+    ['apiKey', true, true],
+    ['clientSecret', true, true],
+    ['credentials', true, true],
+    ['auth', true, true],
+    ['basicAuth', true, true],
+    // an account name: never shown, but not a plaintext-secret finding
+    ['username', false, true],
+    ['BMC_USERNAME', false, true],
+    // references and settings: shown
+    ['credentialsName', false, false],
+    ['secretRef', false, false],
+    ['passwordFile', false, false],
+    ['tokenTTL', false, false],
+    ['sessionTimeout', false, false],
+    ['topologyKey', false, false],
+    ['runAsUser', false, false],
+    ['hostname', false, false],
+  ])('%s: credential %s, never shown %s', (key, credential, sensitive) => {
+    expect(isCredentialKey(key)).toBe(credential);
+    expect(isSensitiveKey(key)).toBe(sensitive);
+  });
+
+  it('a path is sensitive under Secret data, a sensitive key, or an env-style item with a sensitive name', () => {
+    const secret = { kind: 'Secret', metadata: { name: 'db-secret', namespace: 'x' }, stringData: { note: 'x' } };
+    expect(isSensitivePath(secret, ['stringData', 'note'])).toBe(true);
+    expect(isSensitivePath(secret, ['metadata', 'namespace'])).toBe(false);
+    const pod = { spec: { containers: [{ env: [{ name: 'MYSQL_PWD', value: 'x' }], args: ['a'] }] } };
+    expect(isSensitivePath(pod, ['spec', 'containers', 0, 'env', 0, 'value'])).toBe(true);
+    expect(isSensitivePath(pod, ['spec', 'containers', '0', 'env', '0', 'name'])).toBe(false);
+    expect(isSensitivePath(pod, ['spec', 'containers', 0, 'args', 0])).toBe(false);
+    expect(isSensitivePath({ users: [{ user: { token: 't' } }] }, ['users', 0, 'user', 'token'])).toBe(true);
+  });
+});
+
+describe('describing a value without quoting it', () => {
+  it('gives type and length, never the value', () => {
+    expect(describeValue(98765432101)).toBe('a number of 11 character(s)');
+    expect(describeValue('0777')).toBe('a string of 4 character(s)');
+    expect(describeValue(['a', 'b'])).toBe('a list of 2 item(s)');
+    expect(describeValue({ a: 1 })).toBe('a mapping');
+    expect(describeValue(true)).toBe('a boolean');
+  });
+
+  it('quotes what is harmless', () => {
+    const d = {
+      kind: 'Deployment',
+      spec: { replicas: '3', template: { spec: { containers: [{ env: [{ name: 'API_TOKEN', value: 'abc' }] }] } } },
+    };
+    expect(quoteValue(d, ['spec', 'replicas'], '3')).toBe('"3"');
+    expect(quoteValue(d, ['spec', 'template', 'spec', 'containers', 0, 'env', 0, 'value'], 'abc')).toBe('a string of 3 character(s)');
+  });
+});
+
+describe('credentials written inline', () => {
+  it.each([
+    ['envVars: BMC_PASSWORD=s3cr3t-1', 'envVars: BMC_PASSWORD=***'],
+    ['mysql --password s3cr3t-1 -u root', 'mysql --password *** -u root'],
+    ['run --token=s3cr3t-1 --port 80', 'run --token=*** --port 80'],
+    ['Authorization: Basic YWRtaW46cGFzc3dvcmQ=', 'Authorization: Basic ***'],
+    ['Bearer eyJhbGciOiJIUzI1NiJ9.e30.x', 'Bearer ***'],
+    ['https://admin:pw@10.0.0.1/redfish', 'https://***@10.0.0.1/redfish'],
+    ['{"password": "s3cr3t-1", "user": "x"}', '{"password": "***", "user": "x"}'],
+    ['data: ENC[AES256_GCM,data:abc=,iv:x,tag:y,type:str]', 'data: (encrypted)'],
+    ['-----BEGIN EC PRIVATE KEY-----\nMHc\n-----END EC PRIVATE KEY-----', '(private key)'],
+  ])('%j -> %j', (text, shown) => {
+    expect(redactText(text)).toBe(shown);
+  });
+
+  it.each([
+    'error: Secret/x stringData.password: must be string [schema]',
+    "encrypt it with sops (e.g. sops --encrypt --encrypted-regex '^(data|stringData)$')",
+    'set spec.credentials.mode=emit to write them',
+    'Basic authentication is required',
+    'ssh://git@github.com/org/repo',
+    'kubectl --request-timeout 10s wait --for=condition=Ready nodes',
+  ])('leaves %j as it is', (text) => {
+    expect(redactText(text)).toBe(text);
+  });
+
+  it('masks key lines of an embedded file, and collects what it masked', () => {
+    const found: string[] = [];
+    expect(redactValueText('db.url=jdbc:pg://db/app\ndb.password=s3cr3t-1\n[auth]\npassword: s3cr3t-2\nuser: bob\n', found)).toBe(
+      'db.url=jdbc:pg://db/app\ndb.password=***\n[auth]\npassword: ***\nuser: bob\n',
+    );
+    expect(found).toEqual(['s3cr3t-1', 's3cr3t-2']);
+  });
+
+  it('masks the item after a sensitive flag in a command line', () => {
+    expect(redactArgs(['--token', 's3cr3t-1', '--port', '8080', '--password=x'])).toEqual([
+      '--token',
+      '***',
+      '--port',
+      '8080',
+      '--password=***',
+    ]);
+  });
+});
+
+describe('Redactor: the credentials of one run', () => {
+  const b64 = (s: string): string => Buffer.from(s).toString('base64');
+
+  it('removes credentials from the environment in every encoding, user:password as Basic auth encodes it', () => {
+    const r = new Redactor().addEnv({ BMC_USERNAME: 'admin', BMC_PASSWORD: 'pa55/w+rd!', HOME: '/home/x', PATH: '/usr/bin' });
+    const text = `a pa55/w+rd! b ${b64('pa55/w+rd!')} c ${encodeURIComponent('pa55/w+rd!')} d ${Buffer.from('pa55/w+rd!').toString('hex')} e Basic ${b64('admin:pa55/w+rd!')} /home/x`;
+    expect(r.scrubKnown(text)).toBe('a *** b *** c *** d *** e Basic *** /home/x');
+  });
+
+  it('takes the credentials of items, not what only names something', () => {
+    const r = new Redactor()
+      .addData({ kind: 'Secret', metadata: { name: 'node01-bmc-secret', namespace: 'site-a' }, data: { password: b64('not-a-real-pw') } })
+      .addData({ kind: 'HardwareInventory', spec: { bmc: { credentialsSecret: 'r740-01-idrac', address: 'https://10.0.0.1' } } })
+      .addData({ spec: { containers: [{ args: ['--token', 'tok-12345678'], env: [{ name: 'MYSQL_PWD', value: 'my-pwd-123' }] }] } });
+    expect(r.scrub('site-a/node01-bmc-secret r740-01-idrac not-a-real-pw tok-12345678 my-pwd-123')).toBe(
+      'site-a/node01-bmc-secret r740-01-idrac *** *** ***',
+    );
+  });
+
+  it('ignores values too short or common to scrub without mangling text', () => {
+    const r = new Redactor().add('password').add('root').add('8080').add(true);
+    expect(r.scrub('password root 8080 true')).toBe('password root 8080 true');
+  });
+
+  it('scrubs results: message, field values, tags', () => {
+    const r = new Redactor().add('s3cr3t-value');
+    const [res] = r.scrubResults([
+      { message: 'x s3cr3t-value', field: { path: 'a', currentValue: 's3cr3t-value' }, tags: { hint: 's3cr3t-value' } },
+    ]);
+    expect(res).toEqual({ message: 'x ***', field: { path: 'a', currentValue: '***' }, tags: { hint: '***' } });
+  });
+
+  it('a known credential never survives scrubbing, whatever the text around it (property)', () => {
+    const secret = fc
+      .string({ minLength: 8, maxLength: 24 })
+      .filter((s) => /[0-9]/.test(s) && /[a-z]/i.test(s) && s.trim() === s && !s.includes('***'));
+    const encode = fc.constantFrom<(s: string) => string>(
+      (s) => s,
+      (s) => Buffer.from(s).toString('base64'),
+      (s) => Buffer.from(s).toString('base64url'),
+      (s) => encodeURIComponent(s),
+      (s) => Buffer.from(s).toString('hex'),
+      (s) => JSON.stringify(s).slice(1, -1),
+    );
+    fc.assert(
+      fc.property(secret, encode, fc.string(), fc.string(), (s, enc, before, after) => {
+        const out = new Redactor().add(s).scrubKnown(`${before}${enc(s)}${after}`);
+        expect(out).not.toContain(enc(s));
+      }),
+    );
+  });
+
+  it('forEachCredential names the fields that hold a credential', () => {
+    const paths: string[] = [];
+    forEachCredential({ spec: { envVars: ['IMAGE_TYPE=iso', 'BMC_PASSWORD=x1'], image: 'x' } }, (_v, p) => paths.push(p.join('.')));
+    expect(paths).toEqual(['spec.envVars.1']);
+  });
+});
