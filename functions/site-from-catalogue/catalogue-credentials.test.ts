@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { readInput, splitStream } from '../../src/krm/index.js';
+import { splitStream } from '../../src/krm/index.js';
 import { resourceList, runBundle } from '../../test/golden.js';
 import { caseFile, type Run, run, runConfig } from './test-support.js';
 

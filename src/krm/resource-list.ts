@@ -137,7 +137,10 @@ function writeScannedList(doc: ListDoc, scanned: ScannedList, items: KubeObject[
     const sec = sections[s]!;
     // the functionConfig is not echoed: the KRM function spec does not ask for it, orchestrators
     // drop it, and it may carry credentials (a BMC address with user info, a token in an annotation)
-    if ((sec.key === 'results' || sec.key === 'functionConfig') && resultsToo) continue;
+    if ((sec.key === 'results' || sec.key === 'functionConfig') && resultsToo) {
+      out.chunks.push(leadingComments(sec.text)); // the comments above it are not its own
+      continue;
+    }
     if (s === scanned.itemsAt) writeBlockItems(doc, scanned, items, out);
     else out.chunks.push(sec.text);
     if (!sec.text.endsWith('\n') && s < sections.length - 1) out.chunks.push('\n');
@@ -146,6 +149,11 @@ function writeScannedList(doc: ListDoc, scanned: ScannedList, items: KubeObject[
     if (!endsWithNewline(out.chunks)) out.chunks.push('\n');
     out.chunks.push('results:\n' + plainYaml(results));
   }
+}
+
+/** The comment and blank lines a section's text starts with (scan.ts gives them to the key below). */
+function leadingComments(text: string): string {
+  return /^(?:[ \t]*(?:#[^\n]*)?\n)*/.exec(text)![0];
 }
 
 /** Whether the text written so far ends a line (or nothing was written). */
@@ -325,17 +333,19 @@ function writeJsonList(
   const withResults = list.kind === 'ResourceList' && results !== undefined && results.length > 0;
   const hadResults = list.kind === 'ResourceList' && scan.members.some((m) => m.key === 'results' || m.key === 'functionConfig');
   const intact = items.length === list.items.length && items.every((o, i) => o === list.items[i] && !o.changed);
-  if (intact && !hadResults) {
+  if (intact) {
+    // the input's own bytes, less the members a ResourceList does not echo, plus the results
+    const { kept, close } = hadResults ? withoutMembers(text, scan, ['results', 'functionConfig']) : { kept: text, close: scan.close };
     if (!withResults) {
-      out.chunks.push(text);
+      out.chunks.push(kept);
       return;
     }
-    const head = text.slice(0, scan.close).trimEnd();
+    const head = kept.slice(0, close).trimEnd();
     out.chunks.push(
       head,
       head.endsWith('{') ? '\n' : ',\n',
       `  "results": ${JSON.stringify(results, null, 2).replace(/\n/g, '\n  ')}\n`,
-      text.slice(scan.close),
+      kept.slice(close),
     );
     return;
   }
@@ -350,6 +360,32 @@ function writeJsonList(
   }
   if (withResults) members.push(`  "results": ${JSON.stringify(results, null, 2).replace(/\n/g, '\n  ')}`);
   out.chunks.push(`{\n${members.join(',\n')}\n}\n`);
+}
+
+/**
+ * The object's text with the named members cut out, each with the comma that joined it to its
+ * neighbour (`A,F,B` -> `A,B`; `{F,A}` -> `{A}`), and where its closing `}` now is.
+ */
+function withoutMembers(text: string, scan: JsonObjectScan, keys: string[]): { kept: string; close: number } {
+  const cuts: [number, number][] = [];
+  scan.members.forEach((m, i) => {
+    if (!keys.includes(m.key)) return;
+    const prev = scan.members[i - 1];
+    const next = scan.members[i + 1];
+    if (prev) cuts.push([prev.end, m.end]);
+    else cuts.push([m.keyStart, next ? next.keyStart : m.end]);
+  });
+  let kept = '';
+  let at = 0;
+  let removed = 0;
+  for (const [from, to] of cuts) {
+    const start = Math.max(from, at); // a cut may overlap the one before it (two members in a row)
+    kept += text.slice(at, start);
+    removed += Math.max(0, to - start);
+    at = Math.max(to, at);
+  }
+  kept += text.slice(at);
+  return { kept, close: scan.close - removed };
 }
 
 function readJson(text: string, scan: JsonObjectScan): ParsedInput | undefined {

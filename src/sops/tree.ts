@@ -42,6 +42,7 @@ export function isEncryptedValue(v: unknown): boolean {
 
 /** Go's strconv.FormatFloat(f, 'f', -1, 64): the shortest digits, never an exponent. */
 export function goFloatText(n: number): string {
+  if (Object.is(n, -0)) return '-0'; // String(-0) is "0"
   const s = String(n);
   const m = /^(-?)(\d+)(?:\.(\d+))?e([+-]\d+)$/.exec(s);
   if (!m) return s;
@@ -58,13 +59,18 @@ export function goFloatText(n: number): string {
 export function leafBytes(v: SopsScalar): Buffer {
   if (typeof v === 'string') return Buffer.from(v, 'utf8');
   if (typeof v === 'boolean') return Buffer.from(v ? 'True' : 'False');
-  return Buffer.from(Number.isInteger(v) ? String(v) : goFloatText(v));
+  return Buffer.from(isGoInt(v) ? String(v) : goFloatText(v));
 }
 
 function typeOf(v: SopsScalar): { type: string; text: string } {
   if (typeof v === 'string') return { type: 'str', text: v };
   if (typeof v === 'boolean') return { type: 'bool', text: v ? 'True' : 'False' };
-  return Number.isInteger(v) ? { type: 'int', text: String(v) } : { type: 'float', text: goFloatText(v) };
+  return isGoInt(v) ? { type: 'int', text: String(v) } : { type: 'float', text: goFloatText(v) };
+}
+
+/** A number Go holds as an int: integral, and not negative zero (only a float has one). */
+function isGoInt(v: number): boolean {
+  return Number.isInteger(v) && !Object.is(v, -0);
 }
 
 /** aes.Cipher.Encrypt. `iv` only for tests and for keeping an IV SOPS-style. */
