@@ -93,7 +93,8 @@ describe('a folder as the input and output of a function', () => {
   it('new items without a file go to <kind>_<name>.yaml; files whose items are gone are removed', () => {
     const dir = tree({ 'old.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: old\n' });
     const sourced = readPackageFiles(dir);
-    const output = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: new\n';
+    const output =
+      'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: new\n';
     expect(sinkResourceList(dir, output, sourced)).toEqual({ written: ['secret_new.yaml'], removed: ['old.yaml'], unchanged: 0 });
     expect(contents(dir)).toEqual({ 'secret_new.yaml': 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: new\n' });
   });
@@ -116,7 +117,9 @@ describe('a folder as the input and output of a function', () => {
     const dir = tree(PACKAGE);
     writeFileSync(join(dir, '.fn.yaml'), `${IDENTITY}spec:\n  annotate: {team: metal}\n`);
     const bundle = join(repoRoot, 'dist/test-identity.cjs');
-    const r = spawnSync(process.execPath, [bundle, '--fn-config', join(dir, '.fn.yaml'), '--source', dir, '--sink', dir], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [bundle, '--fn-config', join(dir, '.fn.yaml'), '--source', dir, '--sink', dir], {
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('2 file(s) written, 0 removed, 1 unchanged');
