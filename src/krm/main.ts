@@ -390,7 +390,7 @@ function helpText<Spec>(def: FunctionDefinition<Spec>): string {
     '',
     'Usage:',
     `  kpt fn eval --exec ./dist/${def.name}.cjs --fn-config config.yaml <pkg>`,
-    `  kpt fn render <pkg>            # Kptfile pipeline: exec: or image: baremetal-krm/${def.name}`,
+    `  kpt fn render <pkg>            # Kptfile pipeline: exec: or image: ghcr.io/baremetal-krm/${def.name}:v<version>`,
     `  kustomize build --enable-alpha-plugins <dir>   # container function, see README`,
     `  cat resources.yaml | node dist/${def.name}.cjs  # a ResourceList or plain YAML stream on stdin`,
     `  node dist/${def.name}.cjs --fn-config config.yaml --source <dir> [--sink <dir>]  # a folder, as kpt fn source/sink`,
