@@ -115,8 +115,14 @@ function viaHttp1(pool: Http1Pool): Promise<Outcome> {
     const chunks: Buffer[] = [];
     const h: Handler = {
       onConnect: () => undefined,
-      onHeaders: (s) => ((status = s), true),
-      onData: (c) => (chunks.push(c), true),
+      onHeaders: (s) => {
+        status = s;
+        return true;
+      },
+      onData: (c) => {
+        chunks.push(c);
+        return true;
+      },
       onComplete: () => resolve({ status, body: Buffer.concat(chunks).toString('hex') }),
       onError: () => resolve({ error: true }),
     };
