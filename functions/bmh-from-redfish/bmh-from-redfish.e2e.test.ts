@@ -136,6 +136,27 @@ describe('bmh-from-redfish with kpt', () => {
     expect(snapshot(site)).toEqual(files);
   });
 
+  it('discover as the discovery CronJob runs it (--fn-config, --source, --sink on the folder): the same files as kpt fn eval', () => {
+    const viaKpt = examplePackage('bmh-kpt-eval');
+    const d = run(
+      'kpt',
+      ['fn', 'eval', '--exec', dist('bmh-from-redfish'), '--fn-config', discoverConfig(viaKpt.dir), viaKpt.site, '--truncate-output=false'],
+      { env: ENV },
+    );
+    expect(d.status, d.stderr).toBe(0);
+    const alone = examplePackage('bmh-sink');
+    const cfg = discoverConfig(alone.dir);
+    const args = [dist('bmh-from-redfish'), '--fn-config', cfg, '--source', alone.site, '--sink', alone.site];
+    const s = run(process.execPath, args, { env: ENV });
+    expect(s.status, s.stderr).toBe(0);
+    expect(s.stderr).toMatch(/4 file\(s\) written, 0 removed/);
+    expect(s.stdout + s.stderr).not.toContain(PASSWORD);
+    expect(snapshot(alone.site)).toEqual(snapshot(viaKpt.site));
+    // again: the same hardware writes nothing
+    const again = run(process.execPath, args, { env: ENV });
+    expect(again.stderr).toMatch(/0 file\(s\) written, 0 removed/);
+  });
+
   it('a BMC that does not answer: one error naming it, nothing written; with report-only a warning, and the good BMCs are written', () => {
     const { dir, site } = examplePackage('bmh-kpt-fail');
     const dead = '    - address: http://127.0.0.1:9\n      name: rack1-r05\n';

@@ -102,8 +102,9 @@ describe('intent-validate e2e: pre-commit hook', () => {
     expect(out).toContain(
       'hosts.yaml:23: error: BareMetalHost/site/node2 spec.bmc.credentialsName: BMC credentials Secret site/node2-bmc-typo referenced by BareMetalHost/site/node2 is not in the input: add the Secret (same namespace) or fix spec.bmc.credentialsName [reference]',
     );
-    // hosts.yaml, secrets.yaml and .pre-commit-config.yaml (not KRM: skipped); README.md is not passed
-    expect(out).toContain('1 error(s), 0 warning(s), 0 info in 4 object(s) from 3 file(s)');
+    // hosts.yaml, secrets.yaml and .pre-commit-config.yaml (not KRM: skipped, with an info naming
+    // it); README.md is not passed
+    expect(out).toContain('1 error(s), 0 warning(s), 1 info in 4 object(s) from 3 file(s)');
     expect(run('git', ['log', '--oneline'], site, env).status).not.toBe(0); // nothing committed
   });
 

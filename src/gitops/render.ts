@@ -5,8 +5,9 @@
  * (with the package folder, for its `path_regex`), unless the environment already names one.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { readPackageFiles } from '../krm/index.js';
 import { findSopsConfig } from '../sops/index.js';
 import { type Problem, RENDER_HEADER, type SourceFile, flatten } from './flatten.js';
 import { fluxPathMapper } from './flux-paths.js';
@@ -31,19 +32,9 @@ export interface RenderOutcome {
   dropped: number;
 }
 
-/** The package's files, as kpt reads them (dot-files and dot-folders skipped). */
+/** The package's YAML files, as kpt reads them (dot-files and dot-folders skipped; the Kptfile is not one). */
 export function packageFiles(dir: string): SourceFile[] {
-  const out: SourceFile[] = [];
-  const walk = (d: string): void => {
-    for (const e of readdirSync(d).sort()) {
-      if (e.startsWith('.')) continue;
-      const p = join(d, e);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (/\.ya?ml$/.test(e)) out.push({ path: relative(dir, p).split(sep).join('/'), text: readFileSync(p, 'utf8') });
-    }
-  };
-  walk(dir);
-  return out;
+  return readPackageFiles(dir).filter((f) => /\.ya?ml$/.test(f.path));
 }
 
 function checkPlaces(site: string, out: string): void {

@@ -22,3 +22,10 @@ export { dig, dotted, intern, isRecord, nonEmptyText, sameData, scalarText } fro
 export { splitStream, splitDocuments, indentItem } from './scan.js';
 export { YAML11_TRUE, YAML11_FALSE, YAML11_NULL, YAML11_SPECIAL_FLOAT, YAML11_ONLY_BOOL, wordsPattern } from './yaml11.js';
 export { decodeUtf8, readAllBytes, MAX_INPUT_BYTES } from './input-bytes.js';
+export {
+  packageFiles as readPackageFiles,
+  sourceResourceList,
+  sinkResourceList,
+  type PackageFile,
+  type SinkSummary,
+} from './local-package.js';

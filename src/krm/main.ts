@@ -3,7 +3,10 @@
  * functionConfig against the function's schema, run, write the ResourceList, exit 1 on error
  * results. Output is always written, even when the function fails, and logs go to stderr.
  */
-import { writeSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type PackageFile, packageFiles, sinkResourceList, sourceResourceList } from './local-package.js';
 import { KrmError, type KubeObject } from './kube-object.js';
 import { Context } from './context.js';
 import { readInput, writeOutputChunks, type ParsedInput } from './resource-list.js';
@@ -359,15 +362,38 @@ function finish(chunks: string[], results: Result[]): RunOutput {
   return runOutput(chunks, errors.length > 0 ? 1 : 0, results, stderr);
 }
 
+/**
+ * --sink: every result on stderr (there is no ResourceList to carry them), then the items into
+ * the folder, unless there are errors: nothing is half-written.
+ */
+async function sinkOutput(name: string, opts: BundleOptions, r: RunOutput, sourced: PackageFile[]): Promise<void> {
+  const lines = r.results.map((x) => formatResult(x) + '\n');
+  if (lines.length) await write(2, lines);
+  if (r.exitCode !== 0) {
+    await write(2, [`${name}: error results: nothing written to ${opts.sink}\n`]);
+    return;
+  }
+  const sameFolder = opts.source !== undefined && resolve(opts.source) === resolve(opts.sink!);
+  try {
+    const s = sinkResourceList(opts.sink!, r.output, sameFolder ? sourced : []);
+    await write(2, [`${name}: ${opts.sink}: ${s.written.length} file(s) written, ${s.removed.length} removed, ${s.unchanged} unchanged\n`]);
+  } catch (e) {
+    if (!(e instanceof KrmError)) throw e;
+    await write(2, [`${name}: error: ${e.message}\n`]);
+    process.exitCode = 1;
+  }
+}
+
 function helpText<Spec>(def: FunctionDefinition<Spec>): string {
   return [
     `${def.name}: ${def.summary}`,
     '',
     'Usage:',
     `  kpt fn eval --exec ./dist/${def.name}.cjs --fn-config config.yaml <pkg>`,
-    `  kpt fn render <pkg>            # Kptfile pipeline: exec: or image: baremetal-krm/${def.name}`,
+    `  kpt fn render <pkg>            # Kptfile pipeline: exec: or image: ghcr.io/baremetal-krm/${def.name}:v<version>`,
     `  kustomize build --enable-alpha-plugins <dir>   # container function, see README`,
     `  cat resources.yaml | node dist/${def.name}.cjs  # a ResourceList or plain YAML stream on stdin`,
+    `  node dist/${def.name}.cjs --fn-config config.yaml --source <dir> [--sink <dir>]  # a folder, as kpt fn source/sink`,
     '',
     `functionConfig: apiVersion ${API_VERSION}, kind ${def.configKind}${def.fromConfigMap ? ' (or a v1 ConfigMap with data:)' : ''}; no spec = defaults.`,
     '',
@@ -474,17 +500,69 @@ async function writeText(fd: 1 | 2, text: string): Promise<void> {
   });
 }
 
+/** The bundle's own options (kpt and kustomize pass none): a folder in place of stdin and stdout. */
+interface BundleOptions {
+  help: boolean;
+  fnConfig?: string;
+  source?: string;
+  sink?: string;
+}
+
+function bundleOptions(argv: string[]): BundleOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      help: { type: 'boolean', short: 'h' },
+      'fn-config': { type: 'string' },
+      source: { type: 'string' },
+      sink: { type: 'string' },
+    },
+  });
+  return { help: values.help === true, fnConfig: values['fn-config'], source: values.source, sink: values.sink };
+}
+
+/** The input: stdin, or a ResourceList of the --source folder (with --fn-config as its functionConfig). */
+async function readBundleInput(o: BundleOptions): Promise<{ input: string | Buffer; sourced: PackageFile[] }> {
+  const fnConfig = o.fnConfig === undefined ? undefined : readConfigFile(o.fnConfig);
+  if (o.source === undefined) {
+    const input = await readStdin();
+    if (fnConfig === undefined) return { input, sourced: [] };
+    throw new KrmError('--fn-config needs --source: on stdin the functionConfig is part of the ResourceList');
+  }
+  if (!existsSync(o.source) || !statSync(o.source).isDirectory()) throw new KrmError(`--source ${o.source}: not a folder`);
+  const sourced = packageFiles(o.source);
+  return { input: sourceResourceList(sourced, fnConfig), sourced };
+}
+
+function readConfigFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new KrmError(`--fn-config ${path}: cannot read it (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
 /** `fn.AsMain`: the process entry point of a function bundle. */
 export async function main<Spec>(def: FunctionDefinition<Spec>): Promise<void> {
-  const args = process.argv.slice(2);
-  if (args.includes('--help') || args.includes('-h')) {
+  let opts: BundleOptions;
+  try {
+    opts = bundleOptions(process.argv.slice(2));
+  } catch (e) {
+    await write(2, [`${def.name}: error: ${(e as Error).message} (see --help)\n`]);
+    process.exitCode = 2;
+    return;
+  }
+  if (opts.help) {
     await write(1, [helpText(def) + '\n']);
     return;
   }
   try {
     let input: string | Buffer;
+    let sourced: PackageFile[];
     try {
-      input = await readStdin();
+      ({ input, sourced } = await readBundleInput(opts));
     } catch (e) {
       if (!(e instanceof KrmError)) throw e;
       await write(2, [`${def.name}: error: ${e.message} [input]\n`]);
@@ -492,8 +570,10 @@ export async function main<Spec>(def: FunctionDefinition<Spec>): Promise<void> {
       return;
     }
     const r = await runFunction(def, input, process.env);
-    await write(1, r.chunks);
-    if (r.stderr) await write(2, [r.stderr]);
+    if (opts.sink === undefined) {
+      await write(1, r.chunks);
+      if (r.stderr) await write(2, [r.stderr]);
+    } else await sinkOutput(def.name, opts, r, sourced);
     process.exitCode = r.exitCode;
   } catch (e) {
     await write(2, [`${def.name}: internal error: ${redactText((e as Error).stack ?? String(e))}\n`]);

@@ -7,7 +7,7 @@
  * computed from the slices alone (`assembleReport`).
  */
 import { readFileSync } from 'node:fs';
-import { addGathered, type Gathered, type ReportOptions } from './build.js';
+import { addGathered, emptyGathered, type Gathered, type ReportOptions } from './build.js';
 import { REPORT_API_VERSION } from './model.js';
 
 export const ARTIFACT_KIND = 'SiteReportArtifact';
@@ -56,17 +56,7 @@ export function readArtifacts(paths: readonly string[]): { slice: Gathered; opti
   const artifacts = paths.map(readArtifact);
   const first = artifacts[0]!;
   const wanted = JSON.stringify(first.options);
-  const merged: Gathered = {
-    summaries: [],
-    certificates: [],
-    hosts: [],
-    security: [],
-    capacity: [],
-    divergence: [],
-    workloads: [],
-    errors: 0,
-    capacityFindings: 0,
-  };
+  const merged = emptyGathered();
   const sites = new Map<string, string>();
   artifacts.forEach((a, i) => {
     if (JSON.stringify(a.options) !== wanted)

@@ -215,7 +215,8 @@ export interface Gathered {
   capacityFindings: number;
 }
 
-function emptyGathered(): Gathered {
+/** A slice with nothing in it yet (a site's, or the fleet's being merged). */
+export function emptyGathered(): Gathered {
   return {
     summaries: [],
     certificates: [],

@@ -18,7 +18,7 @@ import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { repoRoot, run, tempDir } from '../e2e/helpers.js';
-import { execForm, KPT_IMAGE } from './kptfile.js';
+import { execForm, KPT_IMAGE, readmeCommands } from './kptfile.js';
 
 const FUNCTIONS = ['bmh-from-redfish', 'site-from-catalogue', 'phase-plan-expand', 'intent-validate'];
 const update = process.env.UPDATE_EXPECTED === '1';
@@ -74,14 +74,6 @@ function expectOrUpdate(c: Case, file: string, actual: string): void {
   const p = join(c.dir, '.expected', file);
   if (update) writeFileSync(p, actual);
   expect(actual, `${relative(repoRoot, p)} (UPDATE_EXPECTED=1 rewrites it)`).toBe(existsSync(p) ? readFileSync(p, 'utf8') : '');
-}
-
-/** The shell commands of a README's ```sh blocks (comments and blank lines dropped). */
-function readmeCommands(readme: string): string[] {
-  const out: string[] = [];
-  for (const m of readFileSync(readme, 'utf8').matchAll(/```sh\n([\s\S]*?)```/g))
-    for (const line of (m[1] ?? '').split('\n')) if (line.trim() && !line.trim().startsWith('#')) out.push(line.replace(/\s+#.*$/, ''));
-  return out;
 }
 
 describe('examples (kpt catalog scheme: a package per case, .expected/ beside it)', () => {

@@ -22,3 +22,16 @@ export function execForm(pkg: string): void {
   if (next === text) throw new Error(`${file} names no baremetal-krm image`);
   writeFileSync(file, next);
 }
+
+/** The shell commands of a README's ```sh blocks (comments and blank lines dropped). */
+export function readmeCommands(readme: string): string[] {
+  return shellCommands(readFileSync(readme, 'utf8'));
+}
+
+/** The shell commands of the ```sh blocks in Markdown text (comments and blank lines dropped). */
+export function shellCommands(markdown: string): string[] {
+  const out: string[] = [];
+  for (const m of markdown.matchAll(/```sh\n([\s\S]*?)```/g))
+    for (const line of (m[1] ?? '').split('\n')) if (line.trim() && !line.trim().startsWith('#')) out.push(line.replace(/\s+#.*$/, ''));
+  return out;
+}

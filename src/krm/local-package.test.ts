@@ -1,0 +1,136 @@
+/**
+ * A bundle on a folder (--fn-config, --source, --sink): the folder read as kpt's source reads it,
+ * written back as kpt's sink writes it; untouched files keep their bytes; nothing outside the
+ * folder, nothing half-written. In process (the library) and as a process (the test bundle).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { identity } from '../../test/identity/function.js';
+import { readPackageFiles, runFunction, sinkResourceList, sourceResourceList } from './index.js';
+
+const repoRoot = join(import.meta.dirname, '../..');
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tree(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bmk-pkg-'));
+  dirs.push(dir);
+  for (const [p, text] of Object.entries(files)) {
+    mkdirSync(join(dir, p, '..'), { recursive: true });
+    writeFileSync(join(dir, p), text);
+  }
+  return dir;
+}
+
+function contents(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isSymbolicLink()) out[relative(dir, p)] = '(link)';
+      else out[relative(dir, p).split(sep).join('/')] = readFileSync(p, 'utf8');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const PACKAGE = {
+  Kptfile: 'apiVersion: kpt.dev/v1\nkind: Kptfile\nmetadata:\n  name: pkg\n  annotations:\n    config.kubernetes.io/local-config: "true"\n',
+  'hosts/two.yaml':
+    '# two hosts in one file\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a # first\ndata: {k: v}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  annotations:\n    keep: "yes"\n',
+  'one.yml': 'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ns\n',
+  '.hidden/skip.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: hidden\n',
+  'notes.txt': 'not YAML',
+};
+const IDENTITY = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nmetadata:\n  name: fn\n';
+
+describe('a folder as the input and output of a function', () => {
+  it('reads what kpt reads (dot-folders and other files skipped), each item annotated with its file and index', () => {
+    const dir = tree(PACKAGE);
+    const files = readPackageFiles(dir);
+    expect(files.map((f) => f.path)).toEqual(['Kptfile', 'hosts/two.yaml', 'one.yml']);
+    const list = sourceResourceList(files, IDENTITY);
+    expect(list).toContain('config.kubernetes.io/path: hosts/two.yaml');
+    expect(list).toContain("config.kubernetes.io/index: '1'");
+    expect(list).toMatch(/functionConfig:\n {2}apiVersion: baremetal-krm.dev\/v1alpha1\n {2}kind: Identity/);
+  });
+
+  it('a function that changes nothing writes nothing: every byte (comments, flow style) stays', async () => {
+    const dir = tree(PACKAGE);
+    const before = contents(dir);
+    const sourced = readPackageFiles(dir);
+    const r = await runFunction(identity, sourceResourceList(sourced, IDENTITY));
+    expect(r.exitCode).toBe(0);
+    expect(sinkResourceList(dir, r.output, sourced)).toEqual({ written: [], removed: [], unchanged: 3 });
+    expect(contents(dir)).toEqual(before);
+  });
+
+  it('a changed item rewrites its file only, in its order, without the file annotations', async () => {
+    const dir = tree(PACKAGE);
+    const sourced = readPackageFiles(dir);
+    const config = `${IDENTITY}spec:\n  annotate: {team: metal}\n`;
+    const r = await runFunction(identity, sourceResourceList(sourced, config));
+    const s = sinkResourceList(dir, r.output, sourced);
+    expect(s).toEqual({ written: ['hosts/two.yaml', 'one.yml'], removed: [], unchanged: 1 }); // the Kptfile is the package's own (local config)
+    const two = readFileSync(join(dir, 'hosts/two.yaml'), 'utf8');
+    expect(two).not.toContain('config.kubernetes.io');
+    expect(two.indexOf('name: a')).toBeLessThan(two.indexOf('name: b'));
+    expect(two).toContain('team: metal');
+    expect(two).toContain('keep: "yes"');
+    // and again: now nothing changes
+    const again = readPackageFiles(dir);
+    const r2 = await runFunction(identity, sourceResourceList(again, config));
+    expect(sinkResourceList(dir, r2.output, again).written).toEqual([]);
+  });
+
+  it('new items without a file go to <kind>_<name>.yaml; files whose items are gone are removed', () => {
+    const dir = tree({ 'old.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: old\n' });
+    const sourced = readPackageFiles(dir);
+    const output =
+      'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: new\n';
+    expect(sinkResourceList(dir, output, sourced)).toEqual({ written: ['secret_new.yaml'], removed: ['old.yaml'], unchanged: 0 });
+    expect(contents(dir)).toEqual({ 'secret_new.yaml': 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: new\n' });
+  });
+
+  it('never writes outside the folder or through a link: nothing is written when one path is bad', () => {
+    const outside = tree({});
+    const dir = tree({ 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n' });
+    symlinkSync(outside, join(dir, 'link'));
+    const item = (name: string, path: string): string =>
+      `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ${name}\n    annotations:\n      config.kubernetes.io/path: '${path}'\n`;
+    for (const bad of ['../escape.yaml', '/tmp/abs.yaml', 'link/x.yaml']) {
+      const output = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${item('ok', 'b.yaml')}${item('bad', bad)}`;
+      expect(() => sinkResourceList(dir, output)).toThrow(/sink folder/);
+      expect(Object.keys(contents(dir)).sort()).toEqual(['a.yaml', 'link']);
+      expect(readdirSync(outside)).toEqual([]);
+    }
+  });
+
+  it('as a process: --fn-config, --source and --sink on the test bundle; bad options exit 2 with one line', () => {
+    const dir = tree(PACKAGE);
+    writeFileSync(join(dir, '.fn.yaml'), `${IDENTITY}spec:\n  annotate: {team: metal}\n`);
+    const bundle = join(repoRoot, 'dist/test-identity.cjs');
+    const r = spawnSync(process.execPath, [bundle, '--fn-config', join(dir, '.fn.yaml'), '--source', dir, '--sink', dir], {
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('2 file(s) written, 0 removed, 1 unchanged');
+    expect(readFileSync(join(dir, 'one.yml'), 'utf8')).toContain('team: metal');
+    // --source alone prints the ResourceList
+    const printed = spawnSync(process.execPath, [bundle, '--source', dir], { encoding: 'utf8' });
+    expect(printed.status).toBe(0);
+    expect(printed.stdout).toMatch(/^apiVersion: config.kubernetes.io\/v1\nkind: ResourceList\n/);
+    const bad = spawnSync(process.execPath, [bundle, '--sorce', dir], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).not.toMatch(/\n\s+at /);
+  });
+});
