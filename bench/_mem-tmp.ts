@@ -1,0 +1,20 @@
+import { readFileSync } from 'node:fs';
+import { readInput } from '../src/krm/index.js';
+import { analyse } from '../src/validate/analyse.js';
+const f = process.argv[2]!;
+const mb = () => {
+  (globalThis as any).gc();
+  const m = process.memoryUsage();
+  return `heap ${(m.heapUsed / 2 ** 20).toFixed(0)} ext ${(m.external / 2 ** 20).toFixed(0)} ab ${(m.arrayBuffers / 2 ** 20).toFixed(0)} rss ${(m.rss / 2 ** 20).toFixed(0)}`;
+};
+console.log('start', mb());
+let text: string | undefined = readFileSync(f, 'utf8');
+console.log('text', mb());
+const items = readInput(text).items;
+text = undefined;
+console.log('items', items.length, mb());
+for (const o of items) void o.kind;
+console.log('headers', mb());
+const a = await analyse(items, {}, {});
+console.log('analysed', a.findings.length, mb());
+(globalThis as any).keep = a;
