@@ -531,7 +531,9 @@ function writeStream(layout: Extract<Layout, { kind: 'stream' }>, items: KubeObj
       emit(streamLeads.get(list) ?? '', chunks.join(''), false);
       continue;
     }
-    const text = o.form === 'json' ? o.jsonText('') + (o.changed ? '\n' : '') : o.documentText();
+    // an unchanged document as it came (the last one without a final newline too)
+    const text =
+      o.form === 'json' ? o.jsonText('') + (o.changed ? '\n' : '') : !o.changed && o.form === 'doc' ? o.original! : o.documentText();
     emit(o.container === undefined && o.form !== 'entry' ? o.lead : '', text, o.changed);
   }
   if (layout.tail) {
