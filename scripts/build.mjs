@@ -87,16 +87,13 @@ if (!args.has('--no-typecheck')) {
 
 // 4. bundle
 /**
- * Big packages only some runs need (undici: discovery only; age-encryption: SOPS encryption only) go into the bundle as a string
+ * Big packages only some runs need (age-encryption: SOPS encryption only; yaml) go into the bundle as a string
  * that is evaluated on first require. V8 then scans a string instead of parsing ~700 KB of
  * code at every start, and the bundle stays one file (containers ship only dist/<fn>.cjs).
  */
-const LAZY_STRING_PACKAGES = ['undici', 'yaml', 'age-encryption', 'undici-core'];
-/** Modules made of parts of a package: `undici-core` is what src/redfish/client.ts uses of undici (no fetch, WebSocket, cache). */
-const LAZY_STRING_SOURCES = {
-  'undici-core':
-    "module.exports = { Client: require('undici/lib/dispatcher/client.js'), Pool: require('undici/lib/dispatcher/pool.js'), buildConnector: require('undici/lib/core/connect.js') };",
-};
+const LAZY_STRING_PACKAGES = ['yaml', 'age-encryption'];
+/** Modules made of parts of a package (none at present): name -> the source that requires the parts. */
+const LAZY_STRING_SOURCES = {};
 const lazyStringCache = new Map();
 const lazyStringPlugin = {
   name: 'lazy-string',

@@ -68,7 +68,7 @@ describe('a folder as the input and output of a function', () => {
     const sourced = readPackageFiles(dir);
     const r = await runFunction(identity, sourceResourceList(sourced, IDENTITY));
     expect(r.exitCode).toBe(0);
-    expect(sinkResourceList(dir, r.output, sourced)).toEqual({ written: [], removed: [], unchanged: 3 });
+    expect(sinkResourceList(dir, r.output, sourced, true)).toEqual({ written: [], removed: [], unchanged: 3 });
     expect(contents(dir)).toEqual(before);
   });
 
@@ -77,7 +77,7 @@ describe('a folder as the input and output of a function', () => {
     const sourced = readPackageFiles(dir);
     const config = `${IDENTITY}spec:\n  annotate: {team: metal}\n`;
     const r = await runFunction(identity, sourceResourceList(sourced, config));
-    const s = sinkResourceList(dir, r.output, sourced);
+    const s = sinkResourceList(dir, r.output, sourced, true);
     expect(s).toEqual({ written: ['hosts/two.yaml', 'one.yml'], removed: [], unchanged: 1 }); // the Kptfile is the package's own (local config)
     const two = readFileSync(join(dir, 'hosts/two.yaml'), 'utf8');
     expect(two).not.toContain('config.kubernetes.io');
@@ -87,7 +87,7 @@ describe('a folder as the input and output of a function', () => {
     // and again: now nothing changes
     const again = readPackageFiles(dir);
     const r2 = await runFunction(identity, sourceResourceList(again, config));
-    expect(sinkResourceList(dir, r2.output, again).written).toEqual([]);
+    expect(sinkResourceList(dir, r2.output, again, true).written).toEqual([]);
   });
 
   it('new items without a file go to <kind>_<name>.yaml; files whose items are gone are removed', () => {
@@ -95,8 +95,47 @@ describe('a folder as the input and output of a function', () => {
     const sourced = readPackageFiles(dir);
     const output =
       'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata:\n    name: new\n';
-    expect(sinkResourceList(dir, output, sourced)).toEqual({ written: ['secret_new.yaml'], removed: ['old.yaml'], unchanged: 0 });
+    expect(sinkResourceList(dir, output, sourced, true)).toEqual({ written: ['secret_new.yaml'], removed: ['old.yaml'], unchanged: 0 });
     expect(contents(dir)).toEqual({ 'secret_new.yaml': 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: new\n' });
+  });
+
+  it('files with no documents stay; a document without metadata is not given one; comments above a changed item stay', async () => {
+    const dir = tree({
+      'empty.yaml': '',
+      'comment.yaml': '# only a comment\n',
+      'seps.yaml': '---\n---\n',
+      'kustomization.yaml': '# the build\nresources:\n- a.yaml\n',
+      'a.yaml':
+        '# about a\n# (two lines)\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n# about b\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n',
+      '.krmignore': 'ignored/\n',
+      'ignored/x.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n',
+    });
+    const sourced = readPackageFiles(dir);
+    expect(sourced.map((f) => f.path)).not.toContain('ignored/x.yaml'); // .krmignore, as kpt
+    const before = contents(dir);
+    const config = `${IDENTITY}spec:\n  annotate: {team: metal}\n`;
+    const r = await runFunction(identity, sourceResourceList(sourced, config));
+    const s = sinkResourceList(dir, r.output, sourced, true);
+    expect(s.removed).toEqual([]);
+    const after = contents(dir);
+    for (const f of ['empty.yaml', 'comment.yaml', 'seps.yaml', 'ignored/x.yaml']) expect(after[f], f).toBe(before[f]);
+    expect(after['a.yaml']).toMatch(/^# about a\n# \(two lines\)\napiVersion: v1\n/);
+    expect(after['a.yaml']).toContain('---\n# about b\napiVersion: v1\n');
+    expect(after['a.yaml']).toContain('team: metal');
+    // a function that changes nothing: kustomization.yaml (no apiVersion, kind or metadata) keeps its bytes
+    const copy = tree(before);
+    const again = readPackageFiles(copy);
+    const plain = await runFunction(identity, sourceResourceList(again, IDENTITY));
+    expect(sinkResourceList(copy, plain.output, again, true)).toMatchObject({ written: [], removed: [] });
+    expect(contents(copy)).toEqual(before);
+  });
+
+  it('a file that does not read is an error naming it; so is one that is not UTF-8', () => {
+    const dir = tree({ 'deep/a/bad.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [a\n' });
+    expect(() => sourceResourceList(readPackageFiles(dir))).toThrow(/^deep\/a\/bad\.yaml: /);
+    const bin = tree({});
+    writeFileSync(join(bin, 'latin1.yaml'), Buffer.from([0x61, 0x3a, 0x20, 0xe9, 0x0a]));
+    expect(() => readPackageFiles(bin)).toThrow(/latin1\.yaml/);
   });
 
   it('never writes outside the folder or through a link: nothing is written when one path is bad', () => {
@@ -111,6 +150,15 @@ describe('a folder as the input and output of a function', () => {
       expect(Object.keys(contents(dir)).sort()).toEqual(['a.yaml', 'link']);
       expect(readdirSync(outside)).toEqual([]);
     }
+    // a file and a folder of one name, a name with a NUL: refused before the first write
+    const both = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${item('one', 'd')}${item('two', 'd/x.yaml')}`;
+    expect(() => sinkResourceList(dir, both)).toThrow(/both d and d\/x\.yaml/);
+    const nul = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${item('ok', 'b.yaml')}${item('bad', 'z\\0.yaml')}`;
+    expect(() => sinkResourceList(dir, nul.replace('z\\0', 'z\u0000'))).toThrow(/not a usable file name/);
+    expect(Object.keys(contents(dir)).sort()).toEqual(['a.yaml', 'link']);
+    // a name that only starts with two dots is inside
+    const dots = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${item('dots', '..foo.yaml')}`;
+    expect(sinkResourceList(dir, dots).written).toEqual(['..foo.yaml']);
   });
 
   it('as a process: --fn-config, --source and --sink on the test bundle; bad options exit 2 with one line', () => {
@@ -128,6 +176,11 @@ describe('a folder as the input and output of a function', () => {
     const printed = spawnSync(process.execPath, [bundle, '--source', dir], { encoding: 'utf8' });
     expect(printed.status).toBe(0);
     expect(printed.stdout).toMatch(/^apiVersion: config.kubernetes.io\/v1\nkind: ResourceList\n/);
+    // the sink refuses (a path outside): exit 1, nothing written
+    const escaping = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: x\n    annotations:\n      config.kubernetes.io/path: ../x.yaml\n`;
+    const refused = spawnSync(process.execPath, [bundle, '--sink', dir], { input: escaping, encoding: 'utf8' });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/outside the sink folder: nothing written/);
     const bad = spawnSync(process.execPath, [bundle, '--sorce', dir], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);

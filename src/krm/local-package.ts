@@ -5,18 +5,31 @@
  * annotations. This is how a bundle runs where no orchestrator is (a Job's container, a script):
  * the discovery CronJob's `discover` step (src/fleet/discovery.ts) uses it.
  *
- * What the sink keeps: a file whose documents read the same as before is not written (its bytes,
- * comments included, stay); files the source read and the output no longer holds are removed
- * when the sink is the source; nothing is written outside the folder or through a symbolic link,
- * and every path is checked before the first write.
+ * What the sink keeps: a document that reads the same as before keeps its bytes (and the comments
+ * and separator above it); a changed one keeps the comments above it; a file whose documents all
+ * read the same is not written; files the source read items from and the output no longer holds
+ * are removed when the sink is the source (files without documents stay). Nothing is written
+ * outside the folder or through a link, and every path is checked before the first write.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import ignore from 'ignore';
 import { sameData } from './data.js';
-import { loadYaml } from './fast-yaml.js';
+import { decodeUtf8 } from './input-bytes.js';
 import { ANN, KrmError, type KubeObject } from './kube-object.js';
 import { readInput } from './resource-list.js';
-import { indentItem, splitStream } from './scan.js';
+import { indentItem } from './scan.js';
 
 export interface PackageFile {
   /** slash-separated, relative to the package folder */
@@ -24,16 +37,26 @@ export interface PackageFile {
   text: string;
 }
 
-/** The package's YAML files, as kpt reads them: dot-files and dot-folders skipped, in path order. */
+const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+/**
+ * The package's YAML files and its Kptfile, as kpt reads them: dot-files and dot-folders skipped,
+ * and what the package's `.krmignore` (gitignore syntax) names; in path order. A file that is not
+ * UTF-8 is an error naming it.
+ */
 export function packageFiles(dir: string): PackageFile[] {
+  const krmignore = join(dir, '.krmignore');
+  const ignored = ignore().add(existsSync(krmignore) ? readFileSync(krmignore, 'utf8') : '');
   const out: PackageFile[] = [];
   const walk = (d: string): void => {
-    for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const e of readdirSync(d, { withFileTypes: true }).sort(byName)) {
       if (e.name.startsWith('.')) continue;
       const p = join(d, e.name);
+      const rel = relative(dir, p).split(sep).join('/');
+      if (ignored.ignores(e.isDirectory() ? `${rel}/` : rel)) continue;
       if (e.isDirectory()) walk(p);
       else if (e.isFile() && (/\.ya?ml$/.test(e.name) || e.name === 'Kptfile'))
-        out.push({ path: relative(dir, p).split(sep).join('/'), text: readFileSync(p, 'utf8') });
+        out.push({ path: rel, text: decodeUtf8(readFileSync(p), rel) });
     }
   };
   walk(dir);
@@ -41,21 +64,39 @@ export function packageFiles(dir: string): PackageFile[] {
 }
 
 /** The annotations the source adds and the sink removes. */
-const FILE_ANNOTATIONS = [ANN.path, ANN.index, ANN.internalPath, ANN.internalIndex] as const;
+const FILE_ANNOTATIONS: readonly string[] = [ANN.path, ANN.index, ANN.internalPath, ANN.internalIndex];
+
+/** Runs `read` on a file's text: what does not read is an error naming the file. */
+function inFile<T>(f: PackageFile, read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    if (e instanceof KrmError && !e.message.startsWith(`${f.path}: `)) throw new KrmError(`${f.path}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** A file's documents as the runtime reads them. */
+function documentsOf(f: PackageFile): { items: KubeObject[]; tail: string } {
+  return inFile(f, () => {
+    const p = readInput(f.text.replace(/^\ufeff/, ''));
+    return { items: p.items, tail: p.layout.kind === 'stream' ? p.layout.tail : '' };
+  });
+}
 
 /** A ResourceList of the files' documents (each annotated with its file and index), and the functionConfig. */
 export function sourceResourceList(files: readonly PackageFile[], functionConfig?: string): string {
   let items = '';
-  for (const f of files) {
-    const { items: docs } = readInput(f.text.replace(/^\ufeff/, ''));
-    docs.forEach((o, index) => {
-      o.setAnnotation(ANN.path, f.path);
-      o.setAnnotation(ANN.index, String(index));
-      o.setAnnotation(ANN.internalPath, f.path);
-      o.setAnnotation(ANN.internalIndex, String(index));
-      items += indentItem(o.documentText(), 0);
-    });
-  }
+  for (const f of files)
+    inFile(f, () =>
+      documentsOf(f).items.forEach((o, index) => {
+        o.setAnnotation(ANN.path, f.path);
+        o.setAnnotation(ANN.index, String(index));
+        o.setAnnotation(ANN.internalPath, f.path);
+        o.setAnnotation(ANN.internalIndex, String(index));
+        items += indentItem(o.documentText(), 0);
+      }),
+    );
   let list = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n${items ? `items:\n${items}` : 'items: []\n'}`;
   if (functionConfig?.trim()) list += `functionConfig:\n${indentBlock(functionConfig)}`;
   return list;
@@ -78,83 +119,157 @@ export interface SinkSummary {
   unchanged: number;
 }
 
+/** A document of a file the source read: its bytes, what was above it, and its data. */
+interface Original {
+  lead: string;
+  text: string;
+  data: () => Record<string, unknown>;
+}
+
+function originalsOf(sourced: readonly PackageFile[]): { docs: Map<string, Original>; tails: Map<string, string>; boms: Set<string> } {
+  const docs = new Map<string, Original>();
+  const tails = new Map<string, string>();
+  const boms = new Set<string>();
+  for (const f of sourced) {
+    const { items, tail } = documentsOf(f);
+    tails.set(f.path, tail);
+    if (f.text.startsWith('\ufeff')) boms.add(f.path);
+    items.forEach((o, i) => {
+      docs.set(`${f.path}\0${i}`, { lead: o.lead, text: o.documentText(), data: () => o.data });
+    });
+  }
+  return { docs, tails, boms };
+}
+
 /** Where an item goes: its file annotation, or `<kind>_<name>.yaml` as kpt names a new one. */
-function targetOf(o: KubeObject): { path: string; index: number } {
+function targetOf(o: KubeObject): { path: string; index?: number } {
   const f = o.file();
-  if (f) return { path: f.path, index: f.index ?? Number.MAX_SAFE_INTEGER };
-  return { path: `${o.kind.toLowerCase()}_${o.name}.yaml`, index: Number.MAX_SAFE_INTEGER };
+  if (f) return f;
+  return { path: `${o.kind.toLowerCase()}_${o.name}.yaml` };
 }
 
-function checkPath(root: string, path: string): string {
-  const target = resolve(root, path);
-  const rel = relative(root, target);
-  if (isAbsolute(path) || rel === '' || rel.startsWith('..') || isAbsolute(rel))
-    throw new KrmError(`an item's ${ANN.path} "${path}" is outside the sink folder: nothing written`);
-  for (let d = dirname(target); d !== root; d = dirname(d))
-    if (existsSync(d) && !lstatSync(d).isDirectory())
-      throw new KrmError(`${relative(root, d)} in the sink folder is not a folder (a file or a link): nothing written`);
-  if (existsSync(target) && !lstatSync(target).isFile())
-    throw new KrmError(`${rel} in the sink folder is not a regular file (a link or a folder): nothing written`);
-  return target;
+/** The item's data without the file annotations (and without what they alone made: empty maps the original lacks). */
+function withoutFileAnnotations(data: Record<string, unknown>, original: Record<string, unknown> | undefined): unknown {
+  const copy = structuredClone(data);
+  const meta = copy.metadata as Record<string, unknown> | undefined;
+  const ann = meta?.annotations as Record<string, unknown> | undefined;
+  if (!meta || !ann) return copy;
+  for (const a of FILE_ANNOTATIONS) delete ann[a];
+  const had = original?.metadata as Record<string, unknown> | undefined;
+  if (Object.keys(ann).length === 0 && !(had && 'annotations' in had)) delete meta.annotations;
+  if (Object.keys(meta).length === 0 && !(original && 'metadata' in original)) delete copy.metadata;
+  return copy;
 }
 
-/** The items with their file annotations removed (an annotations map left empty goes too), by file. */
-function filesOf(items: readonly KubeObject[]): Map<string, string> {
-  const byPath = new Map<string, { index: number; order: number; text: string }[]>();
+/** A changed item's text, its file annotations removed in place (and the maps they alone made). */
+function changedText(o: KubeObject, original: Record<string, unknown> | undefined): string {
+  for (const a of FILE_ANNOTATIONS) if (a in o.annotations) o.deleteAnnotation(a);
+  const had = original?.metadata as Record<string, unknown> | undefined;
+  const meta = o.get('metadata') as Record<string, unknown> | undefined;
+  if (meta && Object.keys(o.annotations).length === 0 && 'annotations' in meta && !(had && 'annotations' in had))
+    o.delete('metadata.annotations');
+  const after = o.get('metadata') as Record<string, unknown> | undefined;
+  if (after && Object.keys(after).length === 0 && !(original && 'metadata' in original)) o.delete('metadata');
+  return o.documentText();
+}
+
+/** Each file's new text, from the output items (a document that reads the same keeps its bytes). */
+function filesOf(items: readonly KubeObject[], sourced: readonly PackageFile[]): Map<string, string> {
+  const { docs: originals, tails, boms } = originalsOf(sourced);
+  const byPath = new Map<string, { index: number; order: number; lead?: string; text: string }[]>();
   items.forEach((o, order) => {
     const { path, index } = targetOf(o);
-    const had = Object.keys(o.annotations);
-    for (const a of FILE_ANNOTATIONS) if (a in o.annotations) o.deleteAnnotation(a);
-    if (had.length && Object.keys(o.annotations).length === 0) o.delete('metadata.annotations');
-    const docs = byPath.get(path) ?? [];
-    docs.push({ index, order, text: o.documentText() });
-    byPath.set(path, docs);
+    const original = index === undefined ? undefined : originals.get(`${path}\0${index}`);
+    const originalData = original?.data();
+    const same = original !== undefined && sameData(withoutFileAnnotations(o.data, originalData), originalData);
+    const text = same ? original.text : changedText(o, originalData);
+    const list = byPath.get(path) ?? [];
+    list.push({ index: index ?? Number.MAX_SAFE_INTEGER, order, lead: original?.lead, text });
+    byPath.set(path, list);
   });
   const out = new Map<string, string>();
-  for (const [path, docs] of byPath) {
-    docs.sort((a, b) => a.index - b.index || a.order - b.order);
-    out.set(path, docs.map((d) => d.text).join('---\n'));
+  for (const [path, list] of byPath) {
+    list.sort((a, b) => a.index - b.index || a.order - b.order);
+    const text = list.map((d, i) => (d.lead ?? (i > 0 ? '---\n' : '')) + d.text).join('');
+    out.set(path, (boms.has(path) ? '\ufeff' : '') + text + (tails.get(path) ?? ''));
   }
   return out;
 }
 
-/** Whether two files hold the same documents (read as data). */
-function sameDocuments(a: string, b: string): boolean {
-  const docs = (t: string): unknown[] => splitStream(t.replace(/^\ufeff/, '')).map((d) => loadYaml(d));
+/** Checks a path of the sink before anything is written: inside, not through a link, writable. */
+function checkPath(root: string, path: string): string {
+  if (path.includes('\0') || path.includes('\\'))
+    throw new KrmError(`an item's ${ANN.path} "${JSON.stringify(path).slice(1, -1)}" is not a usable file name: nothing written`);
+  const target = resolve(root, path);
+  const rel = relative(root, target);
+  if (isAbsolute(path) || rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
+    throw new KrmError(`an item's ${ANN.path} "${path}" is outside the sink folder: nothing written`);
+  let d = dirname(target);
+  for (; d !== root && !existsSync(d); d = dirname(d));
+  for (let p = d; p !== root; p = dirname(p))
+    if (!lstatSync(p).isDirectory())
+      throw new KrmError(`${relative(root, p)} in the sink folder is not a folder (a file or a link): nothing written`);
+  const writable = (p: string): boolean => {
+    try {
+      accessSync(p, constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (existsSync(target)) {
+    if (!lstatSync(target).isFile())
+      throw new KrmError(`${rel} in the sink folder is not a regular file (a link or a folder): nothing written`);
+    if (!writable(target)) throw new KrmError(`${rel} in the sink folder cannot be written (permissions): nothing written`);
+  } else if (!writable(d))
+    throw new KrmError(`${relative(root, d) || '.'} in the sink folder cannot be written (permissions): nothing written`);
+  return target;
+}
+
+/** Two output files where one is a folder of the other (`d` and `d/x.yaml`). */
+function checkNoFileIsAFolder(paths: readonly string[]): void {
+  const files = new Set(paths);
+  for (const p of paths)
+    for (let d = p.lastIndexOf('/'); d > 0; d = p.lastIndexOf('/', d - 1))
+      if (files.has(p.slice(0, d)))
+        throw new KrmError(`items go to both ${p.slice(0, d)} and ${p}: a file cannot be a folder too; nothing written`);
+}
+
+function writeFile(root: string, path: string, target: string, text: string): void {
   try {
-    const x = docs(a);
-    const y = docs(b);
-    return x.length === y.length && x.every((d, i) => sameData(d, y[i]));
-  } catch {
-    return false;
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, text);
+  } catch (e) {
+    throw new KrmError(`${path}: cannot write it (${(e as NodeJS.ErrnoException).code ?? 'error'}) in ${root}`);
   }
 }
 
 /**
  * Writes the output items into `dir` by their file annotations. `sourced`: the files the source
- * read from this same folder (removed when no item is left in them), or none.
+ * read (their documents keep their bytes where unchanged); `prune`: remove those of them the
+ * output holds nothing of (the sink is the source).
  */
-export function sinkResourceList(dir: string, output: string, sourced: readonly PackageFile[] = []): SinkSummary {
+export function sinkResourceList(dir: string, output: string, sourced: readonly PackageFile[] = [], prune = false): SinkSummary {
   const root = resolve(dir);
   mkdirSync(root, { recursive: true });
   const realRoot = realpathSync(root);
-  const files = filesOf(readInput(output).items);
+  const files = filesOf(readInput(output).items, sourced);
+  checkNoFileIsAFolder([...files.keys()]);
   const plan = [...files].map(([path, text]) => ({ path, text, target: checkPath(realRoot, path) }));
+  const gone = prune ? sourced.filter((f) => !files.has(f.path) && documentsOf(f).items.length > 0) : [];
+  const removals = gone.map((f) => ({ path: f.path, target: checkPath(realRoot, f.path) }));
   const summary: SinkSummary = { written: [], removed: [], unchanged: 0 };
   for (const { path, text, target } of plan) {
-    const before = existsSync(target) ? readFileSync(target, 'utf8') : undefined;
-    if (before !== undefined && (before === text || sameDocuments(before, text))) {
+    if (existsSync(target) && readFileSync(target, 'utf8') === text) {
       summary.unchanged++;
       continue;
     }
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, text);
+    writeFile(realRoot, path, target, text);
     summary.written.push(path);
   }
-  for (const f of sourced) {
-    if (files.has(f.path)) continue;
-    rmSync(checkPath(realRoot, f.path), { force: true });
-    summary.removed.push(f.path);
+  for (const { path, target } of removals) {
+    rmSync(target, { force: true });
+    summary.removed.push(path);
   }
   return summary;
 }

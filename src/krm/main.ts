@@ -366,21 +366,22 @@ function finish(chunks: string[], results: Result[]): RunOutput {
  * --sink: every result on stderr (there is no ResourceList to carry them), then the items into
  * the folder, unless there are errors: nothing is half-written.
  */
-async function sinkOutput(name: string, opts: BundleOptions, r: RunOutput, sourced: PackageFile[]): Promise<void> {
+async function sinkOutput(name: string, opts: BundleOptions, r: RunOutput, sourced: PackageFile[]): Promise<number> {
   const lines = r.results.map((x) => formatResult(x) + '\n');
   if (lines.length) await write(2, lines);
   if (r.exitCode !== 0) {
     await write(2, [`${name}: error results: nothing written to ${opts.sink}\n`]);
-    return;
+    return 1;
   }
   const sameFolder = opts.source !== undefined && resolve(opts.source) === resolve(opts.sink!);
   try {
-    const s = sinkResourceList(opts.sink!, r.output, sameFolder ? sourced : []);
+    const s = sinkResourceList(opts.sink!, r.output, sameFolder ? sourced : [], sameFolder);
     await write(2, [`${name}: ${opts.sink}: ${s.written.length} file(s) written, ${s.removed.length} removed, ${s.unchanged} unchanged\n`]);
+    return 0;
   } catch (e) {
     if (!(e instanceof KrmError)) throw e;
     await write(2, [`${name}: error: ${e.message}\n`]);
-    process.exitCode = 1;
+    return 1;
   }
 }
 
@@ -573,8 +574,8 @@ export async function main<Spec>(def: FunctionDefinition<Spec>): Promise<void> {
     if (opts.sink === undefined) {
       await write(1, r.chunks);
       if (r.stderr) await write(2, [r.stderr]);
-    } else await sinkOutput(def.name, opts, r, sourced);
-    process.exitCode = r.exitCode;
+      process.exitCode = r.exitCode;
+    } else process.exitCode = Math.max(r.exitCode, await sinkOutput(def.name, opts, r, sourced));
   } catch (e) {
     await write(2, [`${def.name}: internal error: ${redactText((e as Error).stack ?? String(e))}\n`]);
     process.exitCode = 1;

@@ -1,40 +1,13 @@
 /**
- * A small read-only Redfish client on undici: one keep-alive pool per BMC, per-request
+ * A small read-only Redfish client on its own HTTP/1.1 transport (http1.ts): keep-alive connections per BMC, per-request
  * timeout, retries with exponential backoff on 5xx and connection errors, Basic auth (default)
  * or a session with guaranteed logout, TLS verified unless told otherwise, capped response
  * size, no credentials sent to a redirect on another origin, and a request counter.
  * Nothing it throws or logs contains the credentials.
  */
-import { createRequire } from 'node:module';
-import type { Dispatcher } from 'undici';
+import type { SecureContext } from 'node:tls';
 import { lazy } from '../krm/index.js';
-
-interface UndiciCore {
-  Client: typeof import('undici').Client;
-  Pool: typeof import('undici').Pool;
-  buildConnector: typeof import('undici').buildConnector;
-}
-let core: UndiciCore | undefined;
-/**
- * The parts of undici a BMC client uses (Client, Pool, the connector), loaded on first use:
- * generate mode and --help never pay for them. Not the whole package: its fetch, WebSocket,
- * cache and proxy code cost ~200 ms of CPU to evaluate at every discovery. In the bundle
- * `undici-core` is a module scripts/build.mjs makes of exactly these three files.
- */
-function undici(): UndiciCore {
-  if (core) return core;
-  try {
-    core = require('undici-core') as UndiciCore; // the bundle
-  } catch {
-    const r = createRequire(import.meta.url);
-    core = {
-      Client: r('undici/lib/dispatcher/client.js'),
-      Pool: r('undici/lib/dispatcher/pool.js'),
-      buildConnector: r('undici/lib/core/connect.js'),
-    };
-  }
-  return core;
-}
+import { type Handler, Http1Pool } from './http1.js';
 
 export interface Credentials {
   username: string;
@@ -140,51 +113,29 @@ export class Limiter {
 const tls = lazy(() => require('node:tls') as typeof import('node:tls'), 'node:tls', import.meta.url);
 
 /**
- * One undici connector per distinct TLS setting, shared by every BMC client, with one TLS
- * SecureContext (the CA store, parsed once): without it Node builds a context per connection
- * (~1 ms with a CA bundle), and a connector per client cost ~0.1 ms. No TLS session cache: it
- * is keyed by host alone, so BMCs behind one address on different ports were offered each
- * other's sessions (~0.2 ms each, always refused), and a crawl opens its few connections to a
- * BMC at once, before any session exists to resume.
+ * One TLS SecureContext (the CA store, parsed once) per CA setting, shared by every BMC client:
+ * without it Node builds a context per connection (~1 ms with a CA bundle). No TLS session
+ * cache: a crawl opens its few connections to a BMC at once, before any session exists to
+ * resume (and a cache keyed by host offered BMCs behind one address each other's sessions).
  */
-const connectors = new Map<string, import('undici').buildConnector.connector>();
-function connector(origin: string, verify: boolean, ca: string | undefined, timeoutMs: number): import('undici').buildConnector.connector {
-  // plain HTTP needs no TLS context (building one reads the whole CA store)
-  const https = origin.startsWith('https:');
-  const key = https ? `${verify}|${timeoutMs}|${ca ?? ''}` : `http|${timeoutMs}`;
-  let c = connectors.get(key);
-  if (!c) {
-    c = undici().buildConnector(
-      https
-        ? {
-            maxCachedSessions: 0,
-            rejectUnauthorized: verify,
-            secureContext: tls().createSecureContext(ca ? { ca } : {}),
-            timeout: timeoutMs,
-          }
-        : { maxCachedSessions: 0, timeout: timeoutMs },
-    );
-    connectors.set(key, c);
-  }
+const contexts = new Map<string, SecureContext>();
+function secureContext(ca: string | undefined): SecureContext {
+  const key = ca ?? '';
+  let c = contexts.get(key);
+  if (!c) contexts.set(key, (c = tls().createSecureContext(ca ? { ca } : {})));
   return c;
 }
 
 interface RawResponse {
   status: number;
-  /** as undici gives them: name, value, name, value ... */
-  rawHeaders: Buffer[];
+  /** name, value, name, value ... */
+  rawHeaders: string[];
   body: Buffer;
 }
 
-/** One raw header (the first of that name, given in lowercase), or undefined; no string is made of the others. */
-function rawHeader(h: Buffer[], name: string): string | undefined {
-  next: for (let i = 0; i + 1 < h.length; i += 2) {
-    const n = h[i]!;
-    if (n.length !== name.length) continue;
-    // ASCII letters compare in either case (| 0x20); '-' and digits are unchanged by it
-    for (let j = 0; j < n.length; j++) if ((n[j]! | 0x20) !== name.charCodeAt(j)) continue next;
-    return h[i + 1]!.toString('latin1');
-  }
+/** One raw header (the first of that name, given in lowercase), or undefined. */
+function rawHeader(h: string[], name: string): string | undefined {
+  for (let i = 0; i + 1 < h.length; i += 2) if (h[i]!.length === name.length && h[i]!.toLowerCase() === name) return h[i + 1];
   return undefined;
 }
 
@@ -213,7 +164,7 @@ export class RedfishClient {
   readonly #hardDeadline: number;
   readonly origin: string;
   #opts: Required<Omit<ClientOptions, 'credentials' | 'ca'>> & Pick<ClientOptions, 'credentials' | 'ca'>;
-  #pool: Dispatcher;
+  #pool: Http1Pool;
   #limiter: Limiter;
   /** the headers of a GET (accept, OData version, Basic auth or the session token), built once per session */
   #getHeaders: string[] = ACCEPT;
@@ -252,20 +203,17 @@ export class RedfishClient {
       maxInFlight: 4,
       ...opts,
     };
-    // One keep-alive connection per request in flight, to this BMC only: a Client when one
-    // suffices, else a Pool. Timeouts are undici's own (headers, body idle, connect) plus a
-    // deadline checked as data arrives: no timer or AbortSignal is created per request.
-    const u8 = undici();
-    const common = {
-      keepAliveTimeout: 30_000,
-      headersTimeout: this.#opts.timeoutMs,
-      bodyTimeout: this.#opts.timeoutMs,
-      connect: connector(this.origin, !this.#opts.insecureSkipVerify, this.#opts.ca, this.#opts.timeoutMs),
-    };
-    this.#pool =
-      this.#opts.maxInFlight === 1
-        ? new u8.Client(this.origin, common)
-        : new u8.Pool(this.origin, { ...common, connections: this.#opts.maxInFlight });
+    // One keep-alive connection per request in flight, to this BMC only. Timeouts: the
+    // connection's (connect, head, body idle) plus a deadline checked as data arrives: no timer
+    // or AbortSignal is created per request.
+    const https = this.origin.startsWith('https:');
+    this.#pool = new Http1Pool({
+      origin: this.origin,
+      connections: this.#opts.maxInFlight,
+      keepAliveMs: 30_000,
+      connectTimeoutMs: this.#opts.timeoutMs,
+      tls: https ? { secureContext: secureContext(this.#opts.ca), rejectUnauthorized: !this.#opts.insecureSkipVerify } : undefined,
+    });
     this.#limiter = new Limiter(this.#opts.maxInFlight);
     this.#setGetHeaders();
   }
@@ -389,18 +337,7 @@ export class RedfishClient {
     const timeoutMs = Math.max(1, Math.min(this.#opts.timeoutMs, Math.ceil(left)));
     return new Promise((resolve, reject) => {
       const exchange = new Exchange(this, path, timeoutMs, until, resolve, reject);
-      this.#pool.dispatch(
-        {
-          origin: this.origin,
-          path,
-          method: method as Dispatcher.HttpMethod,
-          headers,
-          body,
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-        },
-        exchange as unknown as Dispatcher.DispatchHandler,
-      );
+      this.#pool.dispatch({ path, method, headers, body, timeoutMs }, exchange);
     });
   }
 
@@ -509,15 +446,14 @@ export class RedfishClient {
 }
 
 /**
- * One request and its answer, as an undici dispatch handler of undici's own interface
- * (onConnect / onHeaders / onData / onComplete / onError: no wrapper object per request, raw
- * headers looked at only when needed). Enforces the body cap, the BMC's byte budget and the
+ * One request and its answer, a handler of the transport (http1.ts): raw headers looked at
+ * only when needed. Enforces the body cap, the BMC's byte budget and the
  * request's own deadline as data arrives, so no timer is created per request.
  */
-class Exchange {
+class Exchange implements Handler {
   #abort: ((e: Error) => void) | undefined;
   #status = 0;
-  #rawHeaders: Buffer[] = [];
+  #rawHeaders: string[] = [];
   #chunks: Buffer[] = [];
   #size = 0;
   #failed = false;
@@ -548,7 +484,7 @@ class Exchange {
     this.#abort = abort;
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+  onHeaders(statusCode: number, rawHeaders: string[]): boolean {
     this.#status = statusCode;
     this.#rawHeaders = rawHeaders;
     const { maxBodyBytes } = this.client.limits;
@@ -651,7 +587,13 @@ function transportMessage(e: unknown, timeoutMs: number): string {
   const code = err.code ?? err.cause?.code;
   if (isTimeout(e)) return `no answer within ${timeoutMs} ms`;
   // OpenSSL reading an HTTP answer as a TLS record: "wrong version number", "packet length too long", "http request"
-  if (code === 'ERR_SSL_WRONG_VERSION_NUMBER' || code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' || code === 'ERR_SSL_HTTP_REQUEST')
+  // (a write before the handshake failed reports it as EPROTO with OpenSSL's reason in the message)
+  if (
+    code === 'ERR_SSL_WRONG_VERSION_NUMBER' ||
+    code === 'ERR_SSL_PACKET_LENGTH_TOO_LONG' ||
+    code === 'ERR_SSL_HTTP_REQUEST' ||
+    (code === 'EPROTO' && /wrong version number|packet length too long|http request/.test(err.message ?? ''))
+  )
     return 'the BMC answered plain HTTP on an https address; write http:// in its address';
   if (code && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/i.test(code))
     return `TLS certificate not trusted (${code}); set insecureSkipVerify or give a CA bundle`;

@@ -1,0 +1,431 @@
+/**
+ * The HTTP/1.1 transport of the Redfish client: keep-alive connections to one origin over
+ * node:net or node:tls, one request at a time per connection, answers framed by
+ * Content-Length, chunked Transfer-Encoding or the connection's close. Nothing else: no
+ * proxies, HTTP/2, pipelining, compression or streaming uploads (a BMC client sends GETs, a
+ * session login and a logout).
+ *
+ * Why not undici: a crawl is thousands of tiny requests, and undici's general machinery
+ * (request objects, llhttp in WebAssembly, its timers and queues) cost ~0.18 ms of CPU per
+ * request on loopback, more than discovery's whole budget (0.15 ms per request, issue 16); this
+ * costs ~0.07 ms (bench/bmh-from-redfish.ts prints the figures). The framing is checked against
+ * undici by a differential test (http1-framing.test.ts) over generated answers cut at random.
+ *
+ * The handler interface is undici's (onConnect / onHeaders / onData / onComplete / onError):
+ * exactly one of onComplete and onError is called, unless the handler aborted. Errors carry
+ * undici's codes for timeouts and lost connections (UND_ERR_HEADERS_TIMEOUT,
+ * UND_ERR_BODY_TIMEOUT, UND_ERR_CONNECT_TIMEOUT, UND_ERR_SOCKET), Node's for the rest.
+ */
+import net from 'node:net';
+import type tls from 'node:tls';
+import { lazy } from '../krm/index.js';
+
+export interface Handler {
+  onConnect(abort: (e: Error) => void): void;
+  /** raw headers as name, value, name, value ... (latin1 strings); false: stop (the handler aborted) */
+  onHeaders(status: number, rawHeaders: string[]): boolean;
+  onData(chunk: Buffer): boolean;
+  onComplete(): void;
+  onError(e: Error): void;
+}
+
+export interface RequestOptions {
+  method: string;
+  path: string;
+  /** name, value, name, value ... */
+  headers: string[];
+  body?: string;
+  /** no complete head within this, and no body byte for this long: an error */
+  timeoutMs: number;
+}
+
+export interface Http1Options {
+  origin: string;
+  /** idle connections kept open (more are opened when needed, and closed after use) */
+  connections: number;
+  /** the TLS settings of an https origin (its secure context, verification); absent: plain TCP */
+  tls?: { secureContext: tls.SecureContext; rejectUnauthorized: boolean };
+  connectTimeoutMs: number;
+  /** an idle connection is closed after this long */
+  keepAliveMs: number;
+}
+
+/** An error with a code, as undici and Node give them. */
+export class TransportError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Largest response head accepted (status line and headers). */
+const MAX_HEAD = 64 << 10;
+const CRLF2 = Buffer.from('\r\n\r\n');
+/** a header name or value that would split the request (CR, LF, NUL) */
+const UNSAFE = /[\r\n\0]/;
+
+const tlsLib = lazy(() => require('node:tls') as typeof import('node:tls'), 'node:tls', import.meta.url);
+
+/** Keep-alive connections to one origin. */
+export class Http1Pool {
+  readonly #host: string;
+  readonly #port: number;
+  readonly #hostHeader: string;
+  readonly #opts: Http1Options;
+  readonly #idle: Connection[] = [];
+  readonly #busy = new Set<Connection>();
+  #closed = false;
+  /** header arrays already checked for CR/LF (the client reuses one array per session) */
+  readonly #checked = new WeakSet<string[]>();
+
+  constructor(opts: Http1Options) {
+    const u = new URL(opts.origin);
+    this.#opts = opts;
+    this.#host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
+    this.#port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+    this.#hostHeader = u.host;
+  }
+
+  dispatch(req: RequestOptions, handler: Handler): void {
+    if (this.#closed) {
+      handler.onError(new TransportError('the client is closed', 'UND_ERR_CLOSED'));
+      return;
+    }
+    if (!this.#checked.has(req.headers)) {
+      if (req.headers.some((h) => UNSAFE.test(h)) || UNSAFE.test(req.path)) {
+        handler.onError(new TransportError('a request header or path holds CR, LF or NUL', 'UND_ERR_INVALID_ARG'));
+        return;
+      }
+      this.#checked.add(req.headers);
+    }
+    const head = this.#head(req);
+    const reused = this.#idle.pop();
+    const conn = reused ?? new Connection(this, this.#connect());
+    this.#busy.add(conn);
+    conn.send(head, req, handler, !!reused);
+  }
+
+  #head(req: RequestOptions): string {
+    let s = `${req.method} ${req.path} HTTP/1.1\r\nhost: ${this.#hostHeader}\r\n`;
+    const h = req.headers;
+    for (let i = 0; i + 1 < h.length; i += 2) s += `${h[i]}: ${h[i + 1]}\r\n`;
+    if (req.body !== undefined) s += `content-length: ${Buffer.byteLength(req.body)}\r\n`;
+    return s + '\r\n' + (req.body ?? '');
+  }
+
+  #connect(): net.Socket {
+    const t = this.#opts.tls;
+    const socket = t
+      ? tlsLib().connect({
+          host: this.#host,
+          port: this.#port,
+          secureContext: t.secureContext,
+          rejectUnauthorized: t.rejectUnauthorized,
+          // SNI only for names (RFC 6066 forbids IP literals)
+          ...(net.isIP(this.#host) ? {} : { servername: this.#host }),
+        })
+      : net.connect({ host: this.#host, port: this.#port });
+    socket.setNoDelay(true);
+    return socket;
+  }
+
+  /** A new connection for a request whose kept-alive connection turned out closed. */
+  retryFresh(head: string, req: RequestOptions, handler: Handler): void {
+    if (this.#closed) {
+      handler.onError(new TransportError('other side closed', 'UND_ERR_SOCKET'));
+      return;
+    }
+    const conn = new Connection(this, this.#connect());
+    this.#busy.add(conn);
+    conn.send(head, req, handler, false);
+  }
+
+  /** A connection finished its request: kept for the next one, or closed. */
+  release(conn: Connection, reusable: boolean): void {
+    this.#busy.delete(conn);
+    if (reusable && !this.#closed && this.#idle.length < this.#opts.connections) {
+      this.#idle.push(conn);
+      conn.idle(this.#opts.keepAliveMs);
+    } else conn.destroy();
+  }
+
+  /** A connection closed while idle (the server's keep-alive timeout, or ours). */
+  dropIdle(conn: Connection): void {
+    const i = this.#idle.indexOf(conn);
+    if (i >= 0) this.#idle.splice(i, 1);
+  }
+
+  get connectTimeoutMs(): number {
+    return this.#opts.connectTimeoutMs;
+  }
+
+  /** Closes idle connections now and the others when their request ends. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const c of this.#idle.splice(0)) c.destroy();
+  }
+
+  /** Closes every connection now; requests in flight fail. */
+  async destroy(): Promise<void> {
+    this.#closed = true;
+    for (const c of this.#idle.splice(0)) c.destroy();
+    for (const c of [...this.#busy]) c.fail(new TransportError('the client was destroyed', 'UND_ERR_DESTROYED'));
+  }
+}
+
+type BodyMode = 'none' | 'length' | 'chunked' | 'close';
+
+/** One connection and the response it is reading. */
+class Connection {
+  #handler: Handler | undefined;
+  #req: RequestOptions | undefined;
+  #head = '';
+  #reused = false;
+  #connected = false;
+  /** bytes of the response head read so far */
+  #buf: Buffer | undefined;
+  #phase: 'idle' | 'head' | 'body' = 'idle';
+  #mode: BodyMode = 'none';
+  /** body bytes left (length), or of the current chunk (chunked) */
+  #left = 0;
+  /** chunked: reading a size line, a chunk's data, the CRLF after it, or the trailers */
+  #chunkState: 'size' | 'data' | 'crlf' | 'trailers' = 'size';
+  #keepAlive = true;
+  #gotBytes = false;
+
+  constructor(
+    readonly pool: Http1Pool,
+    readonly socket: net.Socket,
+  ) {
+    socket.on('data', (d: Buffer) => this.#onData(d));
+    socket.on('error', (e: Error) => this.#onClose(e));
+    socket.on('close', () => this.#onClose(undefined));
+    socket.on('timeout', () => this.#onTimeout());
+    socket.once('encrypted' in socket ? 'secureConnect' : 'connect', () => {
+      this.#connected = true;
+      if (this.#phase === 'head') socket.setTimeout(this.#req!.timeoutMs);
+    });
+    socket.setTimeout(pool.connectTimeoutMs);
+  }
+
+  send(head: string, req: RequestOptions, handler: Handler, reused: boolean): void {
+    this.#handler = handler;
+    this.#req = req;
+    this.#head = head;
+    this.#reused = reused;
+    this.#phase = 'head';
+    this.#buf = undefined;
+    this.#gotBytes = false;
+    this.#keepAlive = true;
+    if (this.#connected) this.socket.setTimeout(req.timeoutMs);
+    handler.onConnect((e) => this.#abort(e));
+    this.socket.write(head, 'latin1');
+  }
+
+  idle(keepAliveMs: number): void {
+    this.#phase = 'idle';
+    this.#handler = undefined;
+    this.#req = undefined;
+    this.socket.setTimeout(keepAliveMs);
+  }
+
+  destroy(): void {
+    this.#handler = undefined;
+    this.socket.destroy();
+  }
+
+  /** Ends the request in flight with `e` and the connection with it. */
+  fail(e: Error): void {
+    const h = this.#handler;
+    this.#finish(false);
+    h?.onError(e);
+  }
+
+  #abort(_e: Error): void {
+    // the handler has reported its own error: no more callbacks
+    this.#handler = undefined;
+    this.#finish(false);
+  }
+
+  /** The request is over: the connection goes back to the pool or is closed. */
+  #finish(reusable: boolean): void {
+    this.#handler = undefined;
+    this.#phase = 'idle';
+    this.pool.release(this, reusable && this.#keepAlive);
+  }
+
+  #onTimeout(): void {
+    if (this.#phase === 'idle') {
+      this.pool.dropIdle(this);
+      return void this.socket.destroy();
+    }
+    const code = !this.#connected ? 'UND_ERR_CONNECT_TIMEOUT' : this.#phase === 'head' ? 'UND_ERR_HEADERS_TIMEOUT' : 'UND_ERR_BODY_TIMEOUT';
+    this.fail(new TransportError(`${code === 'UND_ERR_BODY_TIMEOUT' ? 'body' : 'headers'} timeout`, code));
+  }
+
+  #onClose(e: Error | undefined): void {
+    if (this.#phase === 'idle') return void this.pool.dropIdle(this);
+    const h = this.#handler;
+    if (!h) return;
+    if (this.#phase === 'body' && this.#mode === 'close' && !e) {
+      this.#finish(false);
+      h.onComplete();
+      return;
+    }
+    // a kept-alive connection the server had closed: the request was never read, send it again
+    if (this.#reused && !this.#gotBytes && this.#req!.method !== 'POST') {
+      this.#handler = undefined;
+      this.#phase = 'idle';
+      this.pool.release(this, false);
+      this.pool.retryFresh(this.#head, this.#req!, h);
+      return;
+    }
+    this.fail(e ?? new TransportError('other side closed', 'UND_ERR_SOCKET'));
+  }
+
+  #onData(d: Buffer): void {
+    this.#gotBytes = true;
+    if (!this.#handler) return void (this.#phase === 'idle' && this.socket.destroy()); // bytes nobody asked for
+    if (this.#phase === 'head') {
+      const buf = this.#buf ? Buffer.concat([this.#buf, d]) : d;
+      const end = buf.indexOf(CRLF2, this.#buf ? Math.max(0, this.#buf.length - 3) : 0);
+      if (end < 0) {
+        if (buf.length > MAX_HEAD) {
+          this.fail(new TransportError('response head too large', 'UND_ERR_HEADERS_OVERFLOW'));
+          return;
+        }
+        this.#buf = buf;
+        return;
+      }
+      this.#buf = undefined;
+      const rest = this.#parseHead(buf.toString('latin1', 0, end));
+      if (rest === false) return;
+      // a 1xx answer: the real one follows
+      if (rest === 'again') this.#onData(buf.subarray(end + 4));
+      else this.#body(buf.subarray(end + 4));
+      return;
+    }
+    this.#body(d);
+  }
+
+  /** Parses a response head; false when the request ended here, 'again' for a 1xx. */
+  #parseHead(head: string): true | false | 'again' {
+    const lines = head.split('\r\n');
+    const m = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(lines[0]!);
+    if (!m) {
+      this.fail(new TransportError('invalid HTTP response', 'HPE_INVALID_CONSTANT'));
+      return false;
+    }
+    const status = Number(m[2]);
+    if (status >= 100 && status < 200 && status !== 101) return 'again';
+    const raw: string[] = [];
+    let length: number | undefined;
+    let chunked = false;
+    let connection = '';
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i]!;
+      const colon = line.indexOf(':');
+      if (colon <= 0) continue;
+      const name = line.slice(0, colon).trim();
+      const value = line.slice(colon + 1).trim();
+      raw.push(name, value);
+      const lower = name.length === 14 || name.length === 17 || name.length === 10 ? name.toLowerCase() : '';
+      if (lower === 'content-length') {
+        const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+        if (Number.isNaN(n) || (length !== undefined && length !== n)) {
+          this.fail(new TransportError('invalid Content-Length', 'HPE_INVALID_CONTENT_LENGTH'));
+          return false;
+        }
+        length = n;
+      } else if (lower === 'transfer-encoding') chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
+      else if (lower === 'connection') connection = value.toLowerCase();
+    }
+    this.#keepAlive = m[1] === '1' ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection);
+    const noBody = this.#req!.method === 'HEAD' || status === 204 || status === 304;
+    this.#mode = noBody ? 'none' : chunked ? 'chunked' : length !== undefined ? 'length' : 'close';
+    if (this.#mode === 'close') this.#keepAlive = false;
+    this.#left = length ?? 0;
+    this.#chunkState = 'size';
+    this.#phase = 'body';
+    const h = this.#handler!;
+    if (!h.onHeaders(status, raw) || this.#handler !== h) return false;
+    return true;
+  }
+
+  /** Body bytes: handed on as they come, framed by the mode. */
+  #body(d: Buffer): void {
+    const h = this.#handler;
+    if (!h) return;
+    switch (this.#mode) {
+      case 'none':
+        this.#finish(d.length === 0);
+        h.onComplete();
+        return;
+      case 'close':
+        if (d.length) h.onData(d);
+        return;
+      case 'length': {
+        const take = d.length > this.#left ? d.subarray(0, this.#left) : d;
+        this.#left -= take.length;
+        if (take.length && (!h.onData(take) || this.#handler !== h)) return;
+        if (this.#left > 0) return;
+        // bytes past the body: the server is out of step; this connection is not reused
+        this.#finish(d.length === take.length);
+        h.onComplete();
+        return;
+      }
+      case 'chunked':
+        this.#chunks(d, h);
+        return;
+    }
+  }
+
+  /** Chunked transfer coding: size lines (extensions ignored), data, CRLF, then trailers up to an empty line. */
+  #chunks(input: Buffer, h: Handler): void {
+    let d = this.#buf ? Buffer.concat([this.#buf, input]) : input;
+    this.#buf = undefined;
+    while (d.length) {
+      if (this.#chunkState === 'data') {
+        const take = d.length > this.#left ? d.subarray(0, this.#left) : d;
+        this.#left -= take.length;
+        d = d.subarray(take.length);
+        if (!h.onData(take) || this.#handler !== h) return;
+        if (this.#left === 0) this.#chunkState = 'crlf';
+        continue;
+      }
+      const nl = d.indexOf(10);
+      if (nl < 0) {
+        if (d.length > MAX_HEAD) {
+          this.fail(new TransportError('chunk line too long', 'HPE_INVALID_CHUNK_SIZE'));
+          return;
+        }
+        this.#buf = d;
+        return;
+      }
+      const line = d.toString('latin1', 0, nl).replace(/\r$/, '');
+      d = d.subarray(nl + 1);
+      if (this.#chunkState === 'crlf') {
+        if (line !== '') {
+          this.fail(new TransportError('invalid chunk end', 'HPE_STRICT'));
+          return;
+        }
+        this.#chunkState = 'size';
+      } else if (this.#chunkState === 'size') {
+        const size = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/.exec(line);
+        if (!size) {
+          this.fail(new TransportError('invalid chunk size', 'HPE_INVALID_CHUNK_SIZE'));
+          return;
+        }
+        this.#left = Number.parseInt(size[1]!, 16);
+        this.#chunkState = this.#left === 0 ? 'trailers' : 'data';
+      } else if (line === '') {
+        // the end of the trailers: the answer is complete
+        this.#finish(d.length === 0);
+        h.onComplete();
+        return;
+      }
+    }
+  }
+}
