@@ -251,6 +251,44 @@ describe('a failing BMC, through the simulator', () => {
     expect(byRule(r.results, 'discover/kept')).toHaveLength(1);
   });
 
+  it('drops only what it asked for: BMCs not listed this run keep their inventory (kpt: a dropped item is a deleted file)', async () => {
+    const [a, b] = [await bmc(), await bmc()];
+    const first = await discover([
+      { address: a.url, name: 'n1' },
+      { address: b.url, name: 'n2' },
+    ]);
+    expect(inventoryNames(first.output)).toEqual(['n1', 'n2']);
+    const items = itemsStream(first.output).split(/^---\n/m);
+    const again = (bmcs: Record<string, unknown>[]) =>
+      runFunction(
+        definition,
+        resourceList(
+          items,
+          JSON.stringify({
+            apiVersion: 'baremetal-krm.dev/v1alpha1',
+            kind: 'BMHFromRedfish',
+            metadata: { name: 'd' },
+            spec: { mode: 'discover', bmcs },
+          }),
+        ),
+        ENV,
+      );
+    // n2's BMC is not in the list (an IPMI host, an address with userinfo left out): its inventory stays as it was
+    const partial = await again([{ address: a.url, name: 'n1' }]);
+    expect(partial.exitCode).toBe(0);
+    expect(itemsStream(partial.output)).toBe(itemsStream(first.output));
+    expect(byRule(partial.results, 'discover/not-asked').map((x) => x.message)).toEqual([
+      'kept the inventory of 1 host(s) whose BMC this run did not ask (not in spec.bmcs or spec.ranges): n2; delete their files to retire them',
+    ]);
+    // a BMC it asked that answered with the System under another name: the old snapshot goes
+    const renamed = await again([
+      { address: a.url, name: 'n1-new' },
+      { address: b.url, name: 'n2' },
+    ]);
+    expect(inventoryNames(renamed.output).sort()).toEqual(['n1-new', 'n2']);
+    expect(byRule(renamed.results, 'discover/not-asked')).toEqual([]);
+  });
+
   it('$expand opt-in: fewer requests, same inventory', async () => {
     const b = await bmc();
     const plain = await discover([{ address: b.url, name: 'n1' }]);

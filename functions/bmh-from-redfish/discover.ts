@@ -4,7 +4,7 @@
  * or a mounted file and never reach the output, results or logs.
  */
 import { readFileSync } from 'node:fs';
-import type { Context, Desired, KubeObject, ResultOptions } from '../../src/krm/index.js';
+import { type Context, type Desired, GENERATED_BY, type KubeObject, type ResultOptions } from '../../src/krm/index.js';
 import { Limiter, normalizePath, RedfishClient, type Credentials } from '../../src/redfish/client.js';
 import { describeFailure, discoverSystem, listSystems } from '../../src/redfish/discover.js';
 import type { SystemNote } from '../../src/redfish/normalize.js';
@@ -393,19 +393,53 @@ function nameSystems(ctx: Context<Spec>, perTarget: Found[][]): Map<string, Foun
   return named;
 }
 
-/** A BMC that failed this time keeps its last snapshot. */
-function keptSnapshots(ctx: Context<Spec>, failed: Set<Target>, names: Set<string>): Desired[] {
+/** The targets that asked for this System: same origin, and no System of their own or this one. */
+function askedBy(targets: readonly Target[], bmc: HardwareInventorySpec['bmc'] | undefined): Target[] {
+  if (!bmc?.address) return [];
+  let origin: string;
+  try {
+    origin = parseAddress(bmc.address).origin;
+  } catch {
+    return [];
+  }
+  const system = bmc.systemPath?.toLowerCase();
+  return targets.filter((t) => t.origin === origin && (t.systemPath === undefined || t.systemPath.toLowerCase() === system));
+}
+
+/** Names for a message: the first 20, then how many more. */
+function listed(names: readonly string[]): string {
+  return names.length > 20 ? `${names.slice(0, 20).join(', ')} and ${names.length - 20} more` : names.join(', ');
+}
+
+/**
+ * The snapshots discover wrote before and does not write again this time that it keeps: its
+ * output is the package's inventory, so an item it drops is a file deleted (kpt, --sink).
+ * It drops only the snapshot of a System whose BMC it asked and that answered without it
+ * (gone, or now named otherwise). A BMC that failed keeps its snapshots (a warning); one this
+ * run did not ask (not listed, an address it refused, a range that no longer finds it) keeps
+ * them too (an info naming them): delete those files to retire a host.
+ */
+function keptSnapshots(ctx: Context<Spec>, targets: readonly Target[], failed: Set<Target>, names: Set<string>): Desired[] {
   const kept: Desired[] = [];
+  const notAsked: KubeObject[] = [];
   for (const item of ctx.ofKind(INVENTORY_KIND, 'baremetal-krm.dev') as KubeObject[]) {
-    const addr = (item.data.spec as HardwareInventorySpec | undefined)?.bmc?.address;
-    if (!addr || names.has(item.name) || ![...failed].some((t) => t.address === addr)) continue;
+    if (item.annotations[GENERATED_BY] !== OWNER_DISCOVER || names.has(item.name)) continue;
+    const asked = askedBy(targets, (item.data.spec as HardwareInventorySpec | undefined)?.bmc);
+    if (asked.length && !asked.some((t) => failed.has(t))) continue;
     kept.push({ data: structuredClone(item.data) });
     names.add(item.name);
-    ctx.results.warning(`${item.name}: kept the previous inventory snapshot because its BMC failed`, {
-      object: item,
-      rule: 'discover/kept',
-    });
+    if (asked.length)
+      ctx.results.warning(`${item.name}: kept the previous inventory snapshot because its BMC failed`, {
+        object: item,
+        rule: 'discover/kept',
+      });
+    else notAsked.push(item);
   }
+  if (notAsked.length)
+    ctx.results.info(
+      `kept the inventory of ${notAsked.length} host(s) whose BMC this run did not ask (not in spec.bmcs or spec.ranges): ${listed(notAsked.map((o) => o.name))}; delete their files to retire them`,
+      { object: notAsked[0], rule: 'discover/not-asked' },
+    );
   return kept;
 }
 
@@ -433,7 +467,7 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
     },
     path: `inventory/${name}.yaml`,
   }));
-  desired.push(...keptSnapshots(ctx, run.failed, new Set(named.keys())));
+  desired.push(...keptSnapshots(ctx, targets, run.failed, new Set(named.keys())));
   const nameOf = (d: Desired) => String((d.data.metadata as { name: string }).name);
   desired.sort((a, b) => naturalCompare(nameOf(a), nameOf(b)));
   ctx.reconcile(OWNER_DISCOVER, desired);

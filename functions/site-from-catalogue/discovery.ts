@@ -4,7 +4,13 @@
  */
 import { posix } from 'node:path';
 import type { Context, KubeObject } from '../../src/krm/index.js';
-import { DISCOVERY_DEFAULTS, discoveryObjects } from '../../src/fleet/discovery.js';
+import {
+  DISCOVERY_DEFAULTS,
+  type DiscoverySettings,
+  discoveryObjects,
+  discoveryProblems,
+  discoverySiteName,
+} from '../../src/fleet/discovery.js';
 import { parseBmcAddress } from '../../src/model/bmc.js';
 import { parseIp } from '../../src/model/ip.js';
 import type { Spec } from './spec.js';
@@ -40,6 +46,67 @@ function hostCidrs(bmcs: Bmc[]): string[] | undefined {
     out.add(`${b.host}/${ip.family === 4 ? 32 : 128}`);
   }
   return [...out].sort();
+}
+
+/**
+ * The site name: spec.discovery.site as given, else spec.site.name or the last part of sitePath
+ * made a name that fits the CronJob's (with an info when that changed it).
+ */
+function siteName<S>(ctx: Context<S>, d: NonNullable<Spec['discovery']>, spec: Spec, sitePath: string): string | undefined {
+  if (d.site !== undefined) return d.site;
+  const raw = spec.site?.name ?? posix.basename(sitePath);
+  const site = discoverySiteName(raw);
+  const from = spec.site?.name !== undefined ? 'spec.site.name' : 'the last part of spec.discovery.sitePath';
+  const opts = { object: ctx.functionConfig, field: 'spec.discovery.site', rule: 'discovery/settings' };
+  if (site === '') {
+    ctx.results.error(
+      `spec.discovery.site: no site name can be made from ${from} ("${raw}"); set spec.discovery.site (a DNS-1123 label)`,
+      opts,
+    );
+    return undefined;
+  }
+  if (site !== raw)
+    ctx.results.info(
+      `spec.discovery.site: the objects are named for site "${site}", made from ${from} ("${raw}"); set spec.discovery.site to choose`,
+      opts,
+    );
+  return site;
+}
+
+/** The settings of the discovery objects, or undefined when one cannot be used (an error result each, naming the field). */
+function discoverySettings<S>(ctx: Context<S>, spec: Spec, bmcs: Bmc[], bmcCidrs: string[]): DiscoverySettings | undefined {
+  const d = spec.discovery!;
+  const sitePath = d.sitePath.replace(/\/+$/, '');
+  const site = siteName(ctx, d, spec, sitePath);
+  if (site === undefined) return undefined;
+  const settings: DiscoverySettings = {
+    site,
+    sitePath,
+    repository: d.repository,
+    baseBranch: d.baseBranch,
+    branch: d.branch,
+    schedule: d.schedule,
+    namespace: d.namespace,
+    image: d.image ?? DISCOVERY_IMAGE,
+    gitImage: d.gitImage,
+    bmcCredentialsSecret: d.bmcCredentialsSecret,
+    gitSecret: d.gitSecret,
+    discover: { bmcs: bmcs.map((b) => ({ address: b.url, name: b.name })) },
+    egress: {
+      bmcCidrs,
+      bmcPorts: d.egress.bmcPorts ?? [...new Set(bmcs.map((b) => b.port))].sort((a, b) => a - b),
+      gitCidrs: d.egress.gitCidrs,
+      gitPort: d.egress.gitPort ?? DISCOVERY_DEFAULTS.gitPort,
+    },
+  };
+  const problems = discoveryProblems(settings);
+  for (const p of problems)
+    ctx.results.error(`spec.discovery.${p.field} ${p.message}; no discovery objects written`, {
+      object: ctx.functionConfig,
+      field: `spec.discovery.${p.field}`,
+      rule: 'discovery/settings',
+    });
+  return problems.length ? undefined : settings;
 }
 
 export function reconcileDiscovery<S>(ctx: Context<S>, spec: Spec, owner: string): void {
@@ -84,30 +151,9 @@ export function reconcileDiscovery<S>(ctx: Context<S>, spec: Spec, owner: string
     });
     return;
   }
-  const site = d.site ?? spec.site?.name ?? posix.basename(d.sitePath.replace(/\/+$/, ''));
-  const objects = discoveryObjects(
-    {
-      site,
-      sitePath: d.sitePath.replace(/\/+$/, ''),
-      repository: d.repository,
-      baseBranch: d.baseBranch,
-      branch: d.branch,
-      schedule: d.schedule,
-      namespace: d.namespace,
-      image: d.image ?? DISCOVERY_IMAGE,
-      gitImage: d.gitImage,
-      bmcCredentialsSecret: d.bmcCredentialsSecret,
-      gitSecret: d.gitSecret,
-      discover: { bmcs: bmcs.map((b) => ({ address: b.url, name: b.name })) },
-      egress: {
-        bmcCidrs,
-        bmcPorts: d.egress.bmcPorts ?? [...new Set(bmcs.map((b) => b.port))].sort((a, b) => a - b),
-        gitCidrs: d.egress.gitCidrs,
-        gitPort: d.egress.gitPort ?? DISCOVERY_DEFAULTS.gitPort,
-      },
-    },
-    (d.dir ?? 'discovery').replace(/\/+$/, ''),
-  );
+  const settings = discoverySettings(ctx, spec, bmcs, bmcCidrs);
+  if (!settings) return;
+  const objects = discoveryObjects(settings, (d.dir ?? 'discovery').replace(/\/+$/, ''));
   ctx.reconcile(
     `${owner}/discovery`,
     objects.map((o) => ({ data: o.data, path: o.path })),

@@ -84,9 +84,14 @@ export function kustomizeFacts(files: string[]): KustomizeFacts {
     }
   }
   nsRules.sort((a, b) => a.depth - b.depth);
+  // asked once per object: answered once per file (a file holds thousands of objects)
+  const answers = new Map<string, string | undefined>();
   const namespaceOf = (file: string): string | undefined => {
+    if (answers.has(file)) return answers.get(file);
     const f = resolve(file);
-    return nsRules.find((r) => (r.dir ? f.startsWith(r.target + sep) : f === r.target))?.ns;
+    const ns = nsRules.find((r) => (r.dir ? f.startsWith(r.target + sep) : f === r.target))?.ns;
+    answers.set(file, ns);
+    return ns;
   };
   return { patches, generated: [...generated].sort(), namespaceOf };
 }

@@ -149,10 +149,11 @@ function readConfig(cfg: string | undefined): { spec: IntentValidateSpec } | { e
  * values file) are named (info) and skipped, except files kustomize uses as patches; a
  * kustomization is skipped silently. The header is enough to tell: the analysis reads each item once.
  */
-function krmObjects(objects: FileObject[], patches: Set<string>, findings: CiFinding[]): FileObject[] {
+function krmObjects(objects: FileObject[], patches: Set<string>, findings: CiFinding[], paths: Paths): FileObject[] {
   const input = (f: FileObject, severity: 'error' | 'info', message: string): void => {
     // kustomize's own files and the patches they name are not KRM objects, and need not be
-    if (severity === 'info' && (patches.has(resolve(f.path)) || /(?:^|[\\/])(?:kustomization\.ya?ml|Kustomization)$/.test(f.path))) return;
+    if (severity === 'info' && (patches.has(paths.absolute(f.path)) || /(?:^|[\\/])(?:kustomization\.ya?ml|Kustomization)$/.test(f.path)))
+      return;
     findings.push({ rule: 'input', severity, message, file: f.path, line: f.line });
   };
   return objects.filter((f) => {
@@ -193,7 +194,7 @@ interface Prepared {
  * and a kustomization's \`namespace:\` sets the namespace of what it lists (as kustomize does)
  * before references are checked.
  */
-function applyKustomizations(kf: ReturnType<typeof kustomizeFacts>, krm: FileObject[], spec: IntentValidateSpec): Prepared {
+function applyKustomizations(kf: ReturnType<typeof kustomizeFacts>, krm: FileObject[], spec: IntentValidateSpec, paths: Paths): Prepared {
   const original = new Map<KubeObject, KubeObject>();
   for (const f of krm) {
     const ns = kf.namespaceOf(f.path);
@@ -208,7 +209,7 @@ function applyKustomizations(kf: ReturnType<typeof kustomizeFacts>, krm: FileObj
     original.set(copy, f.object);
     f.object = copy;
   }
-  const partial = new Set(krm.filter((f) => kf.patches.has(resolve(f.path))).map((f) => f.object));
+  const partial = new Set(krm.filter((f) => kf.patches.has(paths.absolute(f.path))).map((f) => f.object));
   if (kf.generated.length) {
     const s = spec as { references?: { external?: string[] } };
     spec = { ...s, references: { ...(s.references ?? {}), external: [...(s.references?.external ?? []), ...kf.generated] } };
@@ -232,18 +233,40 @@ function findingLineNumber(f: Finding, fo: FileObject | undefined, original: Map
   return line ?? fo?.line;
 }
 
+/** Absolute paths and folders of files, worked out once per file per run (asked once per object: a file holds thousands). */
+interface Paths {
+  absolute(path: string): string;
+  folderOf(path: string): string;
+}
+function pathsOnce(): Paths {
+  const absolutes = new Map<string, string>();
+  const folders = new Map<string, string>();
+  const absolute = (path: string): string => {
+    let a = absolutes.get(path);
+    if (a === undefined) absolutes.set(path, (a = resolve(path)));
+    return a;
+  };
+  const folderOf = (path: string): string => {
+    let d = folders.get(path);
+    if (d === undefined) folders.set(path, (d = dirname(absolute(path))));
+    return d;
+  };
+  return { absolute, folderOf };
+}
+
 /** Every finding of intent-validate's rules on the files, with file and line. */
 async function validateFiles(files: string[], spec: IntentValidateSpec, findings: CiFinding[], secrets: Redactor): Promise<number> {
   const read = readYamlFiles(files);
   for (const s of read.skipped) findings.push({ rule: 'input', severity: 'info', message: s });
   for (const e of read.errors) findings.push({ rule: 'input', severity: 'error', message: e });
   const kf = kustomizeFacts(files);
-  const krm = krmObjects(read.objects, kf.patches, findings);
+  const paths = pathsOnce();
+  const krm = krmObjects(read.objects, kf.patches, findings, paths);
   // a document the analysis cannot read is an input finding at its file and line
   const inputError = (f: FileObject, message: string): void => {
     if (!/not a YAML mapping/.test(message)) findings.push({ rule: 'input', severity: 'error', message, file: f.path, line: f.line });
   };
-  const prepared = applyKustomizations(kf, krm, spec);
+  const prepared = applyKustomizations(kf, krm, spec, paths);
   const fileOf = new Map(krm.map((f) => [f.object, f]));
   const results = new Results();
   const extraCrds = readExtraCrds((prepared.spec as { schemas?: { paths?: string[] } }).schemas?.paths ?? [], results);
@@ -254,7 +277,7 @@ async function validateFiles(files: string[], spec: IntentValidateSpec, findings
     {
       extraCrds,
       partial: prepared.partial,
-      scopeOf: (o) => dirname(resolve(fileOf.get(o)?.path ?? '')),
+      scopeOf: (o) => paths.folderOf(fileOf.get(o)?.path ?? ''),
       locate: (o) => (fileOf.get(o) ? `${fileOf.get(o)!.path}:${fileOf.get(o)!.line}` : undefined),
       unreadable: (o, message) => inputError(fileOf.get(o)!, message),
     },

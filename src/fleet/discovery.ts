@@ -12,6 +12,13 @@
  * Egress is limited by a NetworkPolicy to the BMC CIDRs, the Git host and cluster DNS; the Pod
  * runs as nobody with a read-only root file system, no service-account token, no privileges.
  */
+import { posix } from 'node:path';
+import { REPORT_ONLY } from '../krm/index.js';
+import { cronScheduleProblem } from '../model/cron.js';
+import { isDnsLabel, isDnsSubdomain, toDnsLabel } from '../model/dns-name.js';
+import { branchNameProblem } from '../model/git-ref.js';
+import { formatCidr, parseCidr } from '../model/ip.js';
+import { urlHasCredentials } from '../secrets/redact.js';
 
 export interface DiscoverySettings {
   /** the site's name (object names, the branch) */
@@ -47,20 +54,136 @@ export const DISCOVERY_DEFAULTS = {
   gitPort: 22,
 } as const;
 
+/** A CronJob's name has at most 52 characters (its Jobs get an 11-character suffix). */
+export const CRONJOB_NAME_MAX = 52;
+const NAME_PREFIX = 'discovery-';
+/** The longest site name: `discovery-<site>` is the CronJob's name. */
+export const DISCOVERY_SITE_MAX = CRONJOB_NAME_MAX - NAME_PREFIX.length;
+
+/** A site name from any text (the last part of sitePath): a DNS-1123 label that fits the CronJob name; '' when nothing is left. */
+export function discoverySiteName(raw: string): string {
+  return toDnsLabel(raw, { max: DISCOVERY_SITE_MAX });
+}
+
+/** A setting the objects cannot be made from: the field (as in DiscoverySettings, `egress.gitCidrs[1]`) and why, with the fix. */
+export interface DiscoveryProblem {
+  field: string;
+  message: string;
+}
+
+function cidrProblems(list: readonly string[], field: string): DiscoveryProblem[] {
+  // an empty `to` list in a NetworkPolicy rule allows every destination
+  if (list.length === 0) return [{ field, message: 'is empty: give at least one CIDR (an empty list would allow every destination)' }];
+  return list.flatMap((text, i) => {
+    if (parseCidr(text)) return [];
+    const network = parseCidr(text, { strict: false });
+    const why = network
+      ? `has host bits set; write ${formatCidr(network)}`
+      : 'is not a CIDR; write an address and prefix (10.20.0.0/24, fd00::/64)';
+    return [{ field: `${field}[${i}]`, message: `"${text}" ${why}` }];
+  });
+}
+
+function sitePathProblem(sitePath: string): string | undefined {
+  if (posix.isAbsolute(sitePath) || /^[a-z]:[\\/]/i.test(sitePath) || sitePath.includes('\\'))
+    return 'is absolute (or has a backslash); give the site folder relative to the repository root, with "/" (sites/east-1)';
+  if (sitePath.split('/').includes('..')) return 'has a ".." part; give the site folder inside the repository (sites/east-1)';
+  if (posix.normalize(sitePath) === '.') return 'names the repository root; give the site folder (sites/east-1)';
+  if (/[\x00-\x1f\x7f]/.test(sitePath)) return 'holds a control character';
+  return undefined;
+}
+
+function nameProblems(s: DiscoverySettings): DiscoveryProblem[] {
+  const out: DiscoveryProblem[] = [];
+  if (!isDnsLabel(s.site) || s.site.length > DISCOVERY_SITE_MAX)
+    out.push({
+      field: 'site',
+      message: `"${s.site}" cannot name the objects: a site name here is a DNS-1123 label (lowercase letters, digits, "-") of at most ${DISCOVERY_SITE_MAX} characters, as the CronJob ${NAME_PREFIX}<site> has at most ${CRONJOB_NAME_MAX}; set spec.discovery.site`,
+    });
+  if (s.namespace !== undefined && !isDnsLabel(s.namespace))
+    out.push({ field: 'namespace', message: `"${s.namespace}" is not a namespace name (a DNS-1123 label of at most 63 characters)` });
+  for (const field of ['bmcCredentialsSecret', 'gitSecret'] as const) {
+    const v = s[field];
+    if (v !== undefined && !isDnsSubdomain(v)) out.push({ field, message: `"${v}" is not a Secret name (a DNS-1123 subdomain)` });
+  }
+  return out;
+}
+
+/**
+ * Every setting the Kubernetes API server (or git, at run time) would refuse, each with its fix:
+ * objects it would refuse block the site's whole Flux Kustomization, so none is written.
+ * Never quotes the repository URL (it may hold a token).
+ */
+export function discoveryProblems(s: DiscoverySettings): DiscoveryProblem[] {
+  const out = nameProblems(s);
+  if (urlHasCredentials(s.repository))
+    out.push({
+      field: 'repository',
+      message: `carries a credential in the URL (a password or token before "@"): it would be written in plain text into the CronJob and Job (Git, kubectl get -o yaml). Remove it, give the repository over ssh (git@<host>:<path>.git) and put a deploy key that may push in the Secret ${s.gitSecret ?? DISCOVERY_DEFAULTS.gitSecret} (keys ssh-privatekey, known_hosts), which the Job mounts`,
+    });
+  const path = sitePathProblem(s.sitePath);
+  if (path) out.push({ field: 'sitePath', message: `"${s.sitePath}" ${path}` });
+  const cron = s.schedule === undefined ? undefined : cronScheduleProblem(s.schedule);
+  if (cron) out.push({ field: 'schedule', message: `"${s.schedule}" is not a CronJob schedule: ${cron}; e.g. "17 3 * * *" or @daily` });
+  for (const field of ['branch', 'baseBranch'] as const) {
+    const v = s[field];
+    const why = v === undefined ? undefined : branchNameProblem(v);
+    if (why) out.push({ field, message: `"${v}" is not a git branch name: ${why}` });
+  }
+  out.push(...cidrProblems(s.egress.bmcCidrs, 'egress.bmcCidrs'), ...cidrProblems(s.egress.gitCidrs, 'egress.gitCidrs'));
+  const ports = s.egress.bmcPorts ?? [...DISCOVERY_DEFAULTS.bmcPorts];
+  if (ports.length === 0)
+    out.push({ field: 'egress.bmcPorts', message: 'is empty: give at least one port (an empty list would allow every port)' });
+  return out;
+}
+
 const LABELS = (site: string) => ({ 'app.kubernetes.io/name': 'baremetal-krm-discovery', 'app.kubernetes.io/instance': site });
 
-/** The commit step: a POSIX shell script run by the git image (kept in the ConfigMap, shown as is). */
-const COMMIT_SCRIPT = `set -eu
-cd /work/repo
-git add -A -- "$SITE_PATH/inventory"
-if git diff --cached --quiet; then
-  echo "discovery: no hardware change in $SITE_PATH/inventory"
+/**
+ * The commit step: a POSIX shell script run by the git image in the clone (kept in the ConfigMap,
+ * shown as is). The discovery branch is always the base commit plus one commit holding the new
+ * inventory (rebuilt, not stacked): the pull request shows exactly today's hardware against the
+ * base, never conflicts with a base that moved, and a squash-merged branch leaves nothing behind.
+ * The branch is fetched (shallow) when it exists: the same inventory as the branch's pushes
+ * nothing (no new commit every day while the pull request is open); an inventory that is the
+ * base's again deletes the branch (nothing is left to propose). Every push names the commit it
+ * replaces (`--force-with-lease=refs/heads/B:<sha>`), so a push to the branch since the fetch is
+ * never overwritten; a new branch is a plain push.
+ */
+export const COMMIT_SCRIPT = `set -eu
+inventory="$SITE_PATH/inventory"
+mkdir -p "$inventory"
+git add -A -- "$inventory"
+branch_sha=""
+found=0
+git ls-remote --exit-code --heads origin "refs/heads/$BRANCH" >/dev/null || found=$?
+case $found in
+  0)
+    git fetch -q --depth 1 origin "+refs/heads/$BRANCH:refs/remotes/origin/$BRANCH"
+    branch_sha=$(git rev-parse "refs/remotes/origin/$BRANCH")
+    if git diff --cached --quiet "$branch_sha" -- "$inventory"; then
+      echo "discovery: no hardware change since $BRANCH ($branch_sha)"
+      exit 0
+    fi ;;
+  2) ;;
+  *) echo "discovery: cannot list the branches of origin (git ls-remote exit $found)" >&2; exit "$found" ;;
+esac
+if git diff --cached --quiet HEAD -- "$inventory"; then
+  if [ -z "$branch_sha" ]; then
+    echo "discovery: no hardware change in $inventory"
+    exit 0
+  fi
+  git push -q --force-with-lease="refs/heads/$BRANCH:$branch_sha" origin ":refs/heads/$BRANCH"
+  echo "discovery: $inventory is the base branch's again; deleted $BRANCH (its pull request has nothing left to propose)"
   exit 0
 fi
-git checkout -B "$BRANCH"
 git -c user.name="baremetal-krm discovery" -c user.email="discovery@baremetal-krm.invalid" \\
   commit -q -m "discovery: hardware of $SITE ($(date -u +%Y-%m-%d))"
-git push --force-with-lease origin "HEAD:refs/heads/$BRANCH"
+if [ -n "$branch_sha" ]; then
+  git push -q --force-with-lease="refs/heads/$BRANCH:$branch_sha" origin "HEAD:refs/heads/$BRANCH"
+else
+  git push -q origin "HEAD:refs/heads/$BRANCH"
+fi
 echo "discovery: pushed $BRANCH; open (or update) the pull request from it"
 `;
 
@@ -76,7 +199,7 @@ interface Names {
 function names(s: DiscoverySettings): Names {
   return {
     ns: s.namespace ?? DISCOVERY_DEFAULTS.namespace,
-    name: `discovery-${s.site}`,
+    name: `${NAME_PREFIX}${s.site}`,
     branch: s.branch ?? `discovery/${s.site}`,
     gitImage: s.gitImage ?? DISCOVERY_DEFAULTS.gitImage,
     bmcSecret: s.bmcCredentialsSecret ?? DISCOVERY_DEFAULTS.bmcCredentialsSecret,
@@ -143,6 +266,7 @@ export function discoveryPodTemplate(s: DiscoverySettings): Record<string, unkno
           name: 'commit',
           image: n.gitImage,
           command: ['sh', '/etc/discovery/commit.sh'],
+          workingDir: '/work/repo',
           env: [...gitEnv, { name: 'SITE', value: s.site }, { name: 'SITE_PATH', value: s.sitePath }, { name: 'BRANCH', value: n.branch }],
           securityContext: RESTRICTED,
           volumeMounts: [
@@ -162,9 +286,16 @@ export function discoveryPodTemplate(s: DiscoverySettings): Record<string, unkno
   };
 }
 
+/**
+ * The discover run's functionConfig. Report-only: one BMC that cannot be reached (or lacks
+ * credentials) is then a warning, not an error that makes the sink write nothing, so the
+ * inventory of every BMC that answered is still committed (a failed BMC keeps its previous
+ * snapshot, and BMCs not listed here keep theirs: discover never drops what it did not ask).
+ */
 function discoverConfig(s: DiscoverySettings): string {
   const spec = { ...s.discover, mode: 'discover' };
-  return `${JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata: { name: 'discover' }, spec }, null, 2)}\n`;
+  const metadata = { name: 'discover', annotations: { [REPORT_ONLY]: 'true' } };
+  return `${JSON.stringify({ apiVersion: 'baremetal-krm.dev/v1alpha1', kind: 'BMHFromRedfish', metadata, spec }, null, 2)}\n`;
 }
 
 /** Egress to the BMCs, the Git host and cluster DNS; no ingress at all. */
@@ -206,14 +337,12 @@ const JOB_SPEC = { backoffLimit: 1, activeDeadlineSeconds: 3600, ttlSecondsAfter
 /**
  * The objects, with the files they go to (relative to `dir`): namespace, service account,
  * config, network policy and CronJob (applied by Flux), and a one-off Job under `once/` that an
- * operator creates by hand (local-config: never applied by a render).
+ * operator creates by hand (local-config: never applied by a render). Throws on a setting
+ * `discoveryProblems` refuses (check those first to report them).
  */
 export function discoveryObjects(s: DiscoverySettings, dir = 'discovery'): { path: string; data: Record<string, unknown> }[] {
-  // an empty `to` or `ports` list in a NetworkPolicy rule allows everything: refuse it
-  if (s.egress.bmcCidrs.length === 0 || s.egress.gitCidrs.length === 0 || (s.egress.bmcPorts ?? [443]).length === 0)
-    throw new Error(
-      'discovery egress needs at least one BMC CIDR, one BMC port and one Git CIDR (an empty list would allow every destination)',
-    );
+  const problems = discoveryProblems(s);
+  if (problems.length) throw new Error(problems.map((p) => `${p.field} ${p.message}`).join('; '));
   const n = names(s);
   const meta = (extra: Record<string, unknown> = {}) => ({ name: n.name, namespace: n.ns, labels: LABELS(s.site), ...extra });
   const template = discoveryPodTemplate(s);

@@ -5,7 +5,7 @@
  * exact bytes it came in as, and costs little more than those bytes while it waits.
  */
 import type { Document } from 'yaml';
-import { isRecord } from './data.js';
+import { intern, isRecord } from './data.js';
 import { emitLikeYaml } from './emit.js';
 import { fastLoad } from './fast-yaml.js';
 import { stringifyJson, writtenNumbers } from './json-scan.js';
@@ -76,6 +76,8 @@ function typeName(v: unknown): string {
   return v === null ? 'it is empty' : Array.isArray(v) ? 'it is a list' : `it is a ${typeof v}`;
 }
 
+const DOCUMENT_START = '---\n';
+
 export class KubeObject {
   /** what stood before the item in its input (comment lines in a list, `---` in a stream) */
   readonly lead: string;
@@ -90,8 +92,8 @@ export class KubeObject {
   sourceLine: number | undefined;
   /** position in the input list, for messages about items that cannot be read */
   listIndex: number | undefined;
-  /** what the item is called in messages when it cannot be read (`items[3]`, `document 2`) */
-  where: string | undefined;
+  /** a name, or the 0-based index of a stream document (named when asked: no string per object) */
+  #where: string | number | undefined;
   /** the list document the item came from (resource-list.ts), for writing it back */
   container: unknown;
   /** reads the item within its whole list, when it uses anchors of other items */
@@ -110,7 +112,23 @@ export class KubeObject {
     this.#raw = raw;
     this.#form = form;
     this.#seqIndent = seqIndent;
-    this.lead = lead;
+    // most stream documents stand after a bare `---`: one shared string, not a copy per object
+    this.lead = lead === DOCUMENT_START ? DOCUMENT_START : lead;
+  }
+
+  /** what the item is called in messages when it cannot be read (`items[3]`, `document 2`) */
+  get where(): string | undefined {
+    const w = this.#where;
+    return typeof w === 'number' ? `document ${w + 1}` : w;
+  }
+
+  set where(name: string | undefined) {
+    this.#where = name;
+  }
+
+  /** The item is document `index` (0-based) of a stream: `document <index + 1>` in messages. */
+  setDocumentIndex(index: number): void {
+    this.#where = index;
   }
 
   /** An item read from a ResourceList: `raw` is its `- ` entry verbatim. */
@@ -293,10 +311,12 @@ export class KubeObject {
     }
     if (!isRecord(h)) h = this.data;
     const o = h as Record<string, unknown>;
+    const metadata = isRecord(o.metadata) ? o.metadata : {};
+    if (typeof metadata.namespace === 'string' && h !== this.#data) metadata.namespace = intern(metadata.namespace);
     this.#header = {
-      apiVersion: typeof o.apiVersion === 'string' ? o.apiVersion : '',
-      kind: typeof o.kind === 'string' ? o.kind : '',
-      metadata: isRecord(o.metadata) ? o.metadata : {},
+      apiVersion: typeof o.apiVersion === 'string' ? intern(o.apiVersion) : '',
+      kind: typeof o.kind === 'string' ? intern(o.kind) : '',
+      metadata,
     };
     return this.#header;
   }

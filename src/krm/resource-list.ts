@@ -435,7 +435,7 @@ function streamUnit(body: string, lead: string, line: number, index: number): Ku
   const o = KubeObject.fromDocument(body, lead);
   o.sourceLine = line;
   o.inputLine = line;
-  o.where = `document ${index + 1}`;
+  o.setDocumentIndex(index);
   o.readWhole = readWholeAtInput(body);
   let kind = '';
   try {

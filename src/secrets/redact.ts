@@ -179,6 +179,20 @@ const LINE_RULES: readonly Rule[] = [
   [KEY_LINE, ([, head, key, v]) => (sensitiveLeaf(key!) ? { secret: unquote(v!.trim()), shown: `${head}${MASK}` } : undefined)],
 ];
 
+/**
+ * Whether a repository URL carries a credential: a password (`user:token@`) in any form, a user
+ * name over http(s) (`https://<token>@host`: Git hosts take a token as the user name), or an
+ * inline credential `redactText` finds (`?private_token=...`). `ssh://git@host/x` and
+ * `git@host:x` (a user name, the key elsewhere) carry none.
+ */
+export function urlHasCredentials(url: string): boolean {
+  const m = /^(?:([a-z][a-z0-9+.-]*):\/\/)?([^\s/?#@]*)@/i.exec(url.trim());
+  if (m && (m[2]!.includes(':') || /^(https?|ftps?)$/i.test(m[1] ?? ''))) return true;
+  const found: string[] = [];
+  redactText(url, found);
+  return found.length > 0;
+}
+
 function applyRules(s: string, rules: readonly Rule[], found?: string[]): string {
   let t = s;
   for (const [re, rule] of rules)

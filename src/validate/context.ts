@@ -4,7 +4,7 @@
  * through the index, so a scan inside a loop shows as work growing faster than the input
  * (tests count it: test/validate-work.test.ts).
  */
-import { isRecord, type KubeObject } from '../krm/index.js';
+import { intern, isRecord, type KubeObject } from '../krm/index.js';
 import { RULES } from './rules.js';
 import type { AnalyseOptions, Finding, FindingPlace, IntentValidateSpec, Severity } from './types.js';
 
@@ -22,9 +22,18 @@ export interface Head {
   annotations: Record<string, string>;
 }
 
+/** No labels or no annotations (most objects): one frozen map shared by every head. */
+const NONE: Record<string, string> = Object.freeze({});
+
 /** Label and annotation maps as Kubernetes reads them: every value a string. */
 function stringMap(v: unknown): Record<string, string> {
-  if (!isRecord(v)) return {};
+  if (!isRecord(v)) return NONE;
+  let empty = true;
+  for (const _ in v) {
+    empty = false;
+    break;
+  }
+  if (empty) return NONE;
   const out: Record<string, string> = {};
   for (const [k, val] of Object.entries(v)) out[k] = val === null || val === undefined ? '' : typeof val === 'string' ? val : String(val);
   return out;
@@ -48,15 +57,16 @@ export function headOf(o: KubeObject, tree: Tree | undefined): Head {
     }
   }
   const md = isRecord(tree.metadata) ? tree.metadata : {};
-  const apiVersion = typeof tree.apiVersion === 'string' ? tree.apiVersion : '';
+  // the head is kept for every object: repeated words held once (intern)
+  const apiVersion = typeof tree.apiVersion === 'string' ? intern(tree.apiVersion) : '';
   const slash = apiVersion.indexOf('/');
   const ns = md.namespace;
   return {
     apiVersion,
-    kind: typeof tree.kind === 'string' ? tree.kind : '',
-    group: slash < 0 ? '' : apiVersion.slice(0, slash),
+    kind: typeof tree.kind === 'string' ? intern(tree.kind) : '',
+    group: slash < 0 ? '' : intern(apiVersion.slice(0, slash)),
     name: md.name === undefined || md.name === null ? '' : String(md.name),
-    namespace: ns === undefined || ns === null || ns === '' ? undefined : String(ns),
+    namespace: ns === undefined || ns === null || ns === '' ? undefined : intern(String(ns)),
     labels: stringMap(md.labels),
     annotations: stringMap(md.annotations),
   };
@@ -74,6 +84,46 @@ export function objectMatcher(patterns: string[] | undefined): (kind: string, ns
     return { kind: rx(parts[0]!), ns: rx(parts[1]!), name: rx(parts.slice(2).join('/')) };
   });
   return (kind, ns, name) => res.some((r) => (!r.kind || r.kind.test(kind)) && (!r.ns || r.ns.test(ns ?? '')) && r.name.test(name));
+}
+
+/**
+ * A map keyed by several strings (kind, namespace, name...), held as nested maps. A joined key
+ * (`Kind|ns|name`) would be a new string per object, kept twice once hashed (the concatenation
+ * and its flat copy): ~90 bytes an object at fleet scale, where the parts are already held.
+ */
+export class KeyedMap<V> {
+  readonly #root = new Map<string, unknown>();
+  #size = 0;
+
+  get size(): number {
+    return this.#size;
+  }
+
+  get(parts: readonly string[]): V | undefined {
+    let m: unknown = this.#root;
+    for (const p of parts) {
+      m = (m as Map<string, unknown>).get(p);
+      if (m === undefined) return undefined;
+    }
+    return m as V;
+  }
+
+  has(parts: readonly string[]): boolean {
+    return this.get(parts) !== undefined;
+  }
+
+  /** Sets the value under `parts` (never undefined: undefined means absent). */
+  set(parts: readonly string[], value: V): void {
+    let m = this.#root;
+    for (let i = 0; i < parts.length - 1; i++) {
+      let next = m.get(parts[i]!) as Map<string, unknown> | undefined;
+      if (!next) m.set(parts[i]!, (next = new Map()));
+      m = next;
+    }
+    const last = parts[parts.length - 1]!;
+    if (!m.has(last)) this.#size++;
+    m.set(last, value);
+  }
 }
 
 /** `Kind|namespace|name`: one key for an object's identity in every index. */
@@ -106,9 +156,9 @@ export class RuleContext {
   readonly external: (kind: string, ns: string | undefined, name: string) => boolean;
   readonly #byKind = new Map<string, KubeObject[]>();
   readonly #ofKind = new Map<string, KubeObject[]>();
-  readonly #present = new Set<string>();
-  #named: Set<string> | undefined;
-  #grouped: Set<string> | undefined;
+  readonly #present = new KeyedMap<true>();
+  #named: KeyedMap<true> | undefined;
+  #grouped: KeyedMap<true> | undefined;
   readonly #work: Map<string, number> | undefined;
   readonly #partial: Set<KubeObject>;
 
@@ -132,7 +182,7 @@ export class RuleContext {
     const list = this.#byKind.get(head.kind);
     if (list) list.push(o);
     else this.#byKind.set(head.kind, [o]);
-    this.#present.add(identityKey(head.kind, head.namespace, head.name));
+    this.#present.set([head.kind, head.namespace ?? '', head.name], true);
   }
 
   /** The head of an indexed item. */
@@ -189,27 +239,27 @@ export class RuleContext {
   /** Whether an object of this kind, namespace and name is in the input (or declared external). */
   exists(kind: string, ns: string | undefined, name: string): boolean {
     this.count('lookups');
-    return this.#present.has(identityKey(kind, ns, name)) || this.external(kind, ns, name);
+    return this.#present.has([kind, ns ?? '', name]) || this.external(kind, ns, name);
   }
 
   /** Whether an object of this API group, kind, namespace and name is in the input (external ones not counted). */
   existsInGroup(kind: string, group: string, ns: string | undefined, name: string): boolean {
     this.count('lookups');
     if (!this.#grouped) {
-      this.#grouped = new Set();
-      for (const h of this.#heads.values()) this.#grouped.add(`${h.group}|${identityKey(h.kind, h.namespace, h.name)}`);
+      this.#grouped = new KeyedMap();
+      for (const h of this.#heads.values()) this.#grouped.set([h.group, h.kind, h.namespace ?? '', h.name], true);
     }
-    return this.#grouped.has(`${group}|${identityKey(kind, ns, name)}`);
+    return this.#grouped.has([group, kind, ns ?? '', name]);
   }
 
   /** Whether an object of this kind and name is in the input in any namespace (or declared external). */
   existsAnywhere(kind: string, name: string): boolean {
     this.count('lookups');
     if (!this.#named) {
-      this.#named = new Set();
-      for (const h of this.#heads.values()) this.#named.add(`${h.kind}|${h.name}`);
+      this.#named = new KeyedMap();
+      for (const h of this.#heads.values()) this.#named.set([h.kind, h.name], true);
     }
-    return this.#named.has(`${kind}|${name}`) || this.external(kind, undefined, name);
+    return this.#named.has([kind, name]) || this.external(kind, undefined, name);
   }
 
   /** A patch (kustomize patches, `$patch: delete`): no required-field, reference or duplicate checks. */

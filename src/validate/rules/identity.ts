@@ -1,6 +1,6 @@
 /** Object identity: two items with one group, kind, namespace and name in one scope. */
 import type { KubeObject } from '../../krm/index.js';
-import type { RuleContext, RuleFamily } from '../context.js';
+import { KeyedMap, type RuleContext, type RuleFamily } from '../context.js';
 
 export class IdentityRules implements RuleFamily {
   constructor(private readonly ctx: RuleContext) {}
@@ -8,11 +8,11 @@ export class IdentityRules implements RuleFamily {
   finish(): void {
     const { ctx } = this;
     if (!ctx.on('duplicate')) return;
-    const seen = new Map<string, KubeObject>();
+    const seen = new KeyedMap<KubeObject>();
     for (const o of ctx.items) {
       const h = ctx.head(o);
       if (!h.kind || !h.name || ctx.isPartial(o)) continue;
-      const id = `${ctx.opts.scopeOf?.(o) ?? ''}|${h.group}|${h.kind}|${h.namespace ?? ''}|${h.name}`;
+      const id = [ctx.opts.scopeOf?.(o) ?? '', h.group, h.kind, h.namespace ?? '', h.name];
       const first = seen.get(id);
       if (!first) {
         seen.set(id, o);
