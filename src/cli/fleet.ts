@@ -23,7 +23,12 @@ as it is checked out (HEAD).
                          github ({"include": [...]} for strategy.matrix: fromJSON(...)),
                          gitlab (a parallel:matrix block with SITE and SITE_PATH)
 
-Exit codes: 0 (also when no site is selected), 2 on usage errors or when git fails.
+A kustomization or Kptfile that cannot be read is a warning naming it; every change then selects
+the sites using it. Two sites going by one matrix name (a/east and a-east: "a-east") are an error
+(json, github, gitlab).
+
+Exit codes: 0 (also when no site is selected), 2 on usage errors, when git fails or two sites
+share a matrix name.
 `;
 
 interface Io {
@@ -31,21 +36,28 @@ interface Io {
   err: (s: string) => void;
 }
 
-/** The files that differ between two revisions, relative to `root` (renames as both paths). */
+/**
+ * The files that differ between two revisions, relative to `root`. Paths come NUL-separated
+ * (`-z`: no quoting, so `sites/zürich` is `sites/zürich`); a revision never reaches git as an
+ * option (`-x..HEAD` is refused, and `--end-of-options` ends git's options before the revisions).
+ */
 export function gitChangedFiles(root: string, range: string): string[] {
   const m = /^([^.\s][^\s]*?)\.\.(\.?)([^.\s][^\s]*)$/.exec(range);
   if (!m) throw new Error(`--changed takes BASE..HEAD (two git revisions), got "${range}"`);
+  if (m[1]!.startsWith('-') || m[3]!.startsWith('-'))
+    throw new Error(`--changed ${range}: a git revision does not start with "-" (it would be read as an option)`);
   // A...B: what B changed since the merge base (what a pull request shows); A..B: between the two
   const revs = m[2] ? [`${m[1]}...${m[3]}`] : [m[1]!, m[3]!];
-  const args = ['-C', root, 'diff', '--name-only', '--no-renames', '--relative', ...revs, '--'];
-  const r = spawnSync('git', args, { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const args = ['-c', 'core.quotePath=false', '-C', root, 'diff', '--name-only', '-z', '--no-renames', '--relative'];
+  const r = spawnSync('git', [...args, '--end-of-options', ...revs, '--'], { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.error || r.status !== 0)
     throw new Error(`git diff ${range} failed in ${root}: ${(r.stderr || r.error?.message || '').trim().split('\n')[0]}`);
-  return r.stdout.split('\n').filter((l) => l !== '');
+  return r.stdout.split('\0').filter((l) => l !== '');
 }
 
-function render(sites: SitePackage[], format: string): string {
-  const entries = matrixEntries(sites);
+function render(sites: SitePackage[], fleet: SitePackage[], format: string): string {
+  if (format === 'text') return sites.map((s) => `${s.path || '.'}\n`).join('');
+  const entries = matrixEntries(sites, fleet);
   switch (format) {
     case 'json':
       return `${JSON.stringify(entries, null, 2)}\n`;
@@ -84,8 +96,11 @@ export async function runFleet(argv: string[], io: Io): Promise<number> {
   const root = resolve(parsed.root);
   try {
     const index = indexFleet(root);
+    for (const u of index.unreadable)
+      io.err(`warning: ${u.file} ${u.reason}: what it refers to is unknown, so every change selects the sites using it; fix the file\n`);
     const sites = parsed.changed ? changedSites(index, gitChangedFiles(root, parsed.changed)) : index.sites;
-    io.out(render(sites, parsed.format));
+    const text = render(sites, index.sites, parsed.format);
+    io.out(text);
     io.err(`${sites.length} of ${index.sites.length} site(s)${parsed.changed ? ` changed in ${parsed.changed}` : ''}\n`);
     return 0;
   } catch (e) {

@@ -16,8 +16,12 @@ into DIR, the folder Flux applies:
     and the top folders of everything else); when the package holds Flux objects, the root
     DIR/kustomization.yaml lists only their folders, so applying the root applies the phases
     only through their Kustomizations, in order.
-Idempotent (unchanged files are not rewritten); writes only inside DIR, and only into a new or
-empty folder or one an earlier render wrote; nothing is written when the render or a check fails.
+Idempotent (unchanged files are not rewritten); writes only inside DIR, and only into a new
+folder, one empty but for dot-files (a fresh Git checkout), or one an earlier render wrote. It
+removes only files an earlier render wrote (its kustomization.yaml files list them) and never
+touches anything else: .git, .sops.yaml, .github/, README.md survive. Nothing is written when the
+render or a check fails. A Secret with a plaintext credential (not SOPS-encrypted) is an error:
+render never writes one into DIR.
 SOPS: the nearest .sops.yaml above SITE is passed to the functions as SOPS_CONFIG.
 
   --out DIR    the output folder (required)

@@ -11,7 +11,14 @@
 import { readdirSync } from 'node:fs';
 import { join, normalize, posix, sep } from 'node:path';
 import { isRecord } from '../krm/index.js';
-import { functionConfigExecPaths, KUSTOMIZATION_FILES, kptfileRefs, kustomizationRefs, readYamlData } from '../model/kustomization.js';
+import {
+  functionConfigExecPaths,
+  KUSTOMIZATION_FILES,
+  kptfileRefs,
+  kustomizationRefs,
+  readYamlData,
+  readYamlFile,
+} from '../model/kustomization.js';
 
 export type SiteKind = 'kpt' | 'airship' | 'kustomize';
 
@@ -26,6 +33,8 @@ export interface SiteInputs {
   dirs: Set<string>;
   /** single files (relative) that are inputs */
   files: Set<string>;
+  /** kustomizations and Kptfiles among the inputs that cannot be read: what they refer to is unknown */
+  unreadable: string[];
 }
 
 interface DirFacts {
@@ -81,11 +90,24 @@ function isUnder(path: string, dir: string): boolean {
   return dir === '' || path === dir || path.startsWith(`${dir}/`);
 }
 
+/** A kustomization or Kptfile that cannot be read: the file (relative) and why. */
+export interface UnreadableFile {
+  file: string;
+  reason: string;
+}
+
+/** The data of a kustomization or Kptfile; when it cannot be read, `broken` says which and why. */
+function readRefFile(root: string, rel: string, broken: UnreadableFile[]): unknown {
+  const r = readYamlFile(join(root, rel));
+  if (r.error) broken.push({ file: rel, reason: r.error });
+  return r.data;
+}
+
 /** The local references of the kustomization and Kptfile in `dir`, resolved from the root. */
-function folderRefs(root: string, dir: string, facts: DirFacts): string[] {
+function folderRefs(root: string, dir: string, facts: DirFacts, broken: UnreadableFile[]): string[] {
   const refs: string[] = [];
   if (facts.kustomization) {
-    const data = readYamlData(join(root, dir, facts.kustomization));
+    const data = readRefFile(root, posix.join(dir, facts.kustomization), broken);
     for (const r of kustomizationRefs(data)) {
       const p = resolveRel(dir, r);
       if (p === undefined) continue;
@@ -98,13 +120,16 @@ function folderRefs(root: string, dir: string, facts: DirFacts): string[] {
           refs.push(resolveRel(dir, e) ?? '', resolveRel(relDir(p), e) ?? '');
     }
   }
-  if (facts.kptfile) for (const r of kptfileRefs(readYamlData(join(root, dir, 'Kptfile')))) refs.push(resolveRel(dir, r) ?? '');
+  if (facts.kptfile)
+    for (const r of kptfileRefs(readRefFile(root, posix.join(dir, 'Kptfile'), broken))) refs.push(resolveRel(dir, r) ?? '');
   return refs.filter((r) => r !== '');
 }
 
 export interface FleetIndex {
   root: string;
   sites: SitePackage[];
+  /** kustomizations and Kptfiles that cannot be read (sites using them are always selected by a change) */
+  unreadable: UnreadableFile[];
   inputsOf(site: SitePackage): SiteInputs;
 }
 
@@ -114,9 +139,10 @@ export function indexFleet(root: string): FleetIndex {
   // folders that some kustomization refers to: not sites of their own
   const refsOf = new Map<string, string[]>();
   const referenced = new Set<string>();
+  const unreadable: UnreadableFile[] = [];
   for (const [dir, facts] of tree) {
     if (!facts.kustomization && !facts.kptfile) continue;
-    const refs = folderRefs(root, dir, facts);
+    const refs = folderRefs(root, dir, facts, unreadable);
     refsOf.set(dir, refs);
     for (const r of refs) if (tree.has(r) && r !== dir) referenced.add(r);
   }
@@ -150,15 +176,20 @@ export function indexFleet(root: string): FleetIndex {
     return out;
   };
 
+  const brokenIn = new Map<string, string[]>();
+  for (const u of unreadable) brokenIn.set(relDir(u.file), [...(brokenIn.get(relDir(u.file)) ?? []), u.file]);
+  unreadable.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+
   const cache = new Map<string, SiteInputs>();
   const inputsOf = (site: SitePackage): SiteInputs => {
     const hit = cache.get(site.path);
     if (hit) return hit;
-    const inputs: SiteInputs = { dirs: new Set([site.path]), files: new Set() };
+    const inputs: SiteInputs = { dirs: new Set([site.path]), files: new Set(), unreadable: [] };
     const queue = subtree(site.path);
     const seen = new Set(queue);
     while (queue.length > 0) {
       const dir = queue.pop()!;
+      inputs.unreadable.push(...(brokenIn.get(dir) ?? []));
       for (const r of refsOf.get(dir) ?? []) {
         if (!tree.has(r)) {
           inputs.files.add(r);
@@ -176,7 +207,7 @@ export function indexFleet(root: string): FleetIndex {
     cache.set(site.path, inputs);
     return inputs;
   };
-  return { root, sites, inputsOf };
+  return { root, sites, unreadable, inputsOf };
 }
 
 /** Whether a changed file (relative, `/`-separated) is an input of the site. */
@@ -186,22 +217,39 @@ export function touches(inputs: SiteInputs, file: string): boolean {
   return false;
 }
 
-/** The sites any of the changed files is an input of, in site order. */
+/**
+ * The sites any of the changed files is an input of, in site order. A site with an unreadable
+ * kustomization or Kptfile among its inputs is selected by any change: what it refers to is
+ * unknown, and selecting a site more is safe where skipping one is not.
+ */
 export function changedSites(index: FleetIndex, changedFiles: string[]): SitePackage[] {
   const files = changedFiles.map((f) => toPosix(normalize(f)));
   return index.sites.filter((s) => {
     const inputs = index.inputsOf(s);
-    return files.some((f) => touches(inputs, f));
+    return (files.length > 0 && inputs.unreadable.length > 0) || files.some((f) => touches(inputs, f));
   });
 }
 
-/** The name a site goes by in a CI matrix: its folder name, made unique by its path when needed. */
-export function matrixEntries(sites: SitePackage[]): { site: string; path: string; kind: SiteKind }[] {
+export class MatrixNameError extends Error {}
+
+/**
+ * The name a site goes by in a CI matrix: its folder name, or its path with `-` for `/` when
+ * another site of the fleet has that folder name. Names are decided over `fleet` (every site),
+ * so a site keeps its name whichever sites a change selects; two sites with one name (`a/east`
+ * and `a-east` both `a-east`) are an error naming both: CI jobs and artifacts go by the name.
+ */
+export function matrixEntries(sites: SitePackage[], fleet: SitePackage[] = sites): { site: string; path: string; kind: SiteKind }[] {
   const count = new Map<string, number>();
-  for (const s of sites) count.set(posix.basename(s.path), (count.get(posix.basename(s.path)) ?? 0) + 1);
-  return sites.map((s) => ({
-    site: (count.get(posix.basename(s.path)) ?? 0) > 1 ? s.path.replace(/\//g, '-') : posix.basename(s.path) || '.',
-    path: s.path || '.',
-    kind: s.kind,
-  }));
+  for (const s of fleet) count.set(posix.basename(s.path), (count.get(posix.basename(s.path)) ?? 0) + 1);
+  const nameOf = (s: SitePackage): string =>
+    (count.get(posix.basename(s.path)) ?? 0) > 1 ? s.path.replace(/\//g, '-') : posix.basename(s.path) || '.';
+  const byName = new Map<string, string>();
+  for (const s of fleet) {
+    const name = nameOf(s);
+    const other = byName.get(name);
+    if (other !== undefined)
+      throw new MatrixNameError(`sites ${other || '.'} and ${s.path || '.'} both go by "${name}" in the CI matrix: rename one folder`);
+    byName.set(name, s.path);
+  }
+  return sites.map((s) => ({ site: nameOf(s), path: s.path || '.', kind: s.kind }));
 }

@@ -14,7 +14,7 @@
 import { posix } from 'node:path';
 import { KubeObject, LOCATION_ANNOTATION, compareStrings } from '../krm/index.js';
 import { splitWithLines } from '../cli/files.js';
-import { HARDWARE_ANNOTATION, hardwareDetails, hostHardware } from '../validate/index.js';
+import { HARDWARE_ANNOTATION, hardwareDetails, hostHardware, sensitiveValues } from '../validate/index.js';
 import { type FluxPathMapper, fluxKustomizationPaths, foldersOf } from './flux-paths.js';
 
 export const RENDER_HEADER = '# written by baremetal-krm render: do not edit, re-render\n';
@@ -103,6 +103,11 @@ function readObjects(files: readonly SourceFile[], problems: Problem[]): { kept:
         });
         continue;
       }
+      const plaintext = plaintextSecret(o, f.path);
+      if (plaintext) {
+        problems.push(plaintext);
+        continue;
+      }
       for (const k of Object.keys(o.annotations)) if (LOCATION_ANNOTATION.test(k)) o.deleteAnnotation(k);
       if (o.get('metadata.annotations') !== undefined && Object.keys(o.annotations).length === 0) o.delete(['metadata', 'annotations']);
       kept.push({ folder, object: o, source: f.path });
@@ -110,6 +115,23 @@ function readObjects(files: readonly SourceFile[], problems: Problem[]): { kept:
   }
   attachHardware(kept, inventories);
   return { kept, dropped };
+}
+
+/**
+ * No plaintext credential in the folder Flux applies (it goes to Git): a Secret is kept only when
+ * every credential value is SOPS ciphertext (`ENC[...]`), empty, or a placeholder Flux or a
+ * replacement fills in. Fields are named, values never (intent-validate's `encryption` rule decides).
+ */
+function plaintextSecret(o: KubeObject, source: string): Problem | undefined {
+  if (o.kind !== 'Secret' || o.group !== '') return undefined;
+  const { plain } = sensitiveValues(o.data, true);
+  if (!plain.length) return undefined;
+  const fix =
+    'encrypt it with SOPS (sops --encrypt --in-place with a .sops.yaml rule; Flux decrypts it), or let site-from-catalogue write it encrypted (credentials.mode: sops)';
+  return {
+    severity: 'error',
+    message: `${source}: ${o.id} holds plain-text credentials (${plain.join(', ')}), which render never writes into the folder Flux applies: ${fix}`,
+  };
 }
 
 const fileName = (o: KubeObject, withNamespace: boolean): string =>

@@ -1,10 +1,12 @@
 /**
  * Writing a generated folder safely: only inside it (no `..`, no absolute paths, no symbolic link
- * out), only into a folder that is new, empty or written by us before, only files whose bytes
- * change, and files it no longer holds removed. Everything is checked before the first write.
+ * out), only into a folder that is new, empty (but for dot-entries) or written by a render before,
+ * only files whose bytes change, and of the files earlier renders wrote (their kustomizations list
+ * them) those it no longer holds removed. Nothing else is touched: a Git checkout keeps its `.git`,
+ * `.sops.yaml`, `.github/`, README. Everything is checked before the first write.
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, posix, relative, resolve } from 'node:path';
 
 export class WriteError extends Error {}
 
@@ -14,18 +16,14 @@ export interface WriteSummary {
   unchanged: number;
 }
 
-function listFiles(dir: string, root = dir, out: string[] = []): string[] {
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) listFiles(p, root, out);
-    else out.push(relative(root, p).split(sep).join('/'));
-  }
-  return out;
-}
+/** A dot-file or dot-folder (`.git`, `.sops.yaml`, `.github/`): never read, written or removed. */
+const isDotEntry = (name: string): boolean => name.startsWith('.');
 
-function removeEmptyDirs(dir: string, root: string): void {
-  for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) removeEmptyDirs(join(dir, e.name), root);
-  if (dir !== root && readdirSync(dir).length === 0) rmdirSync(dir);
+/** The folders that held a removed file, emptied by the removal: removed, up to (not) the root. */
+function removeEmptiedDirs(root: string, removed: readonly string[]): void {
+  const dirs = new Set(removed.map((f) => dirname(join(root, f))));
+  for (const start of [...dirs].sort((a, b) => b.length - a.length))
+    for (let d = start; d !== root && existsSync(d) && readdirSync(d).length === 0; d = dirname(d)) rmdirSync(d);
 }
 
 const inside = (root: string, p: string): boolean => {
@@ -43,40 +41,97 @@ function checkParents(root: string, realRoot: string, target: string): void {
   }
 }
 
+/** The `- entry` lines of a kustomization.yaml a render wrote (flatten.ts writes them one per line, unquoted). */
+const listedResources = (text: string): string[] =>
+  text
+    .split('\n')
+    .map((l) => /^- (.+)$/.exec(l)?.[1])
+    .filter((r): r is string => r !== undefined);
+
 /**
- * Makes `dir` hold exactly `files` (relative `/` paths -> content). `ownedMarker`: the content a
- * non-empty `dir` must start its `kustomization.yaml` with to prove an earlier run wrote it.
+ * What earlier renders wrote, read back from their own output: every `kustomization.yaml` that
+ * starts with `ownedMarker`, and the files it lists (entry folders list their objects; the root
+ * lists folders, which are not files). No separate record to lose or forget: a render's
+ * kustomizations are its list. Dot-entries are never entered; listed paths that leave the folder
+ * or are not plain files are not ours.
  */
-export function writeTree(dir: string, files: ReadonlyMap<string, string>, ownedMarker: string): WriteSummary {
-  const root = resolve(dir);
-  if (existsSync(root)) {
-    if (!lstatSync(root).isDirectory()) throw new WriteError(`${dir} exists and is not a folder`);
-    const existing = readdirSync(root);
-    const k = join(root, 'kustomization.yaml');
-    if (existing.length && !(existsSync(k) && readFileSync(k, 'utf8').startsWith(ownedMarker)))
-      throw new WriteError(
-        `${dir} holds files that baremetal-krm render did not write (no kustomization.yaml of ours): give a new or empty folder`,
-      );
-  }
-  mkdirSync(root, { recursive: true });
+function renderedFiles(root: string, ownedMarker: string): Set<string> {
   const realRoot = realpathSync(root);
-  const targets = new Map<string, string>();
+  const owned = new Set<string>();
+  // a listed file through a linked folder is outside: never ours to remove
+  const realFolderInside = (f: string): boolean => {
+    const real = realpathSync(dirname(join(root, f)));
+    return real === realRoot || inside(realRoot, real);
+  };
+  const walk = (rel: string): void => {
+    for (const e of readdirSync(join(root, rel), { withFileTypes: true })) {
+      if (isDotEntry(e.name)) continue;
+      const p = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && e.name === 'kustomization.yaml') {
+        const text = readFileSync(join(root, p), 'utf8');
+        if (!text.startsWith(ownedMarker)) continue;
+        owned.add(p);
+        for (const r of listedResources(text)) {
+          const f = posix.normalize(posix.join(rel || '.', r));
+          if (f.startsWith('..') || posix.isAbsolute(f) || f.split('/').some(isDotEntry)) continue;
+          const st = lstatSync(join(root, f), { throwIfNoEntry: false });
+          if (st?.isFile() && realFolderInside(f)) owned.add(f);
+        }
+      }
+    }
+  };
+  walk('');
+  return owned;
+}
+
+/** The folder is new, empty but for dot-entries (a fresh Git checkout), or has a root kustomization a render wrote. */
+function checkOwned(dir: string, root: string, ownedMarker: string): void {
+  if (!existsSync(root)) return;
+  if (!lstatSync(root).isDirectory()) throw new WriteError(`${dir} exists and is not a folder`);
+  const existing = readdirSync(root).filter((n) => !isDotEntry(n));
+  const k = join(root, 'kustomization.yaml');
+  if (existing.length && !(existsSync(k) && readFileSync(k, 'utf8').startsWith(ownedMarker)))
+    throw new WriteError(
+      `${dir} holds files that baremetal-krm render did not write (no kustomization.yaml of ours): give a new folder, or one empty but for dot-files (.git, .sops.yaml)`,
+    );
+}
+
+/** Every target is inside root, not a dot-entry, not through or onto a link, and not over a file no render wrote. */
+function checkTargets(dir: string, root: string, files: ReadonlyMap<string, string>, owned: ReadonlySet<string>): void {
+  const realRoot = realpathSync(root);
   for (const [rel, text] of files) {
     const target = resolve(root, rel);
     if (isAbsolute(rel) || rel.split('/').includes('..') || !inside(root, target))
       throw new WriteError(`${rel}: outside ${dir}, refusing to write it`);
+    if (rel.split('/').some(isDotEntry)) throw new WriteError(`${rel}: a dot-file or dot-folder, which render never writes`);
     checkParents(root, realRoot, target);
-    if (existsSync(target) && lstatSync(target).isSymbolicLink())
-      throw new WriteError(`${target} is a symbolic link: refusing to write through it`);
-    targets.set(rel, text);
+    const st = lstatSync(target, { throwIfNoEntry: false });
+    if (st?.isSymbolicLink()) throw new WriteError(`${target} is a symbolic link: refusing to write through it`);
+    if (st && !owned.has(rel) && !(st.isFile() && readFileSync(target, 'utf8') === text))
+      throw new WriteError(`${target} exists and no earlier render wrote it: move it away, render would overwrite it`);
   }
+}
+
+/**
+ * Makes `dir` hold `files` (relative `/` paths -> content) and no longer hold the files earlier
+ * renders wrote that `files` lacks; every other file (README.md, dot-entries such as `.git`,
+ * `.sops.yaml`, `.github/`) is left alone. `ownedMarker`: the content a render's
+ * `kustomization.yaml` starts with; a non-empty `dir` must have one at its root.
+ */
+export function writeTree(dir: string, files: ReadonlyMap<string, string>, ownedMarker: string): WriteSummary {
+  const root = resolve(dir);
+  checkOwned(dir, root, ownedMarker);
+  mkdirSync(root, { recursive: true });
+  const owned = renderedFiles(root, ownedMarker);
+  checkTargets(dir, root, files, owned);
   const summary: WriteSummary = { written: [], removed: [], unchanged: 0 };
-  for (const f of listFiles(root).sort()) {
-    if (targets.has(f)) continue;
+  for (const f of [...owned].sort()) {
+    if (files.has(f)) continue;
     rmSync(join(root, f));
     summary.removed.push(f);
   }
-  for (const [rel, text] of targets) {
+  for (const [rel, text] of files) {
     const target = join(root, rel);
     if (existsSync(target) && readFileSync(target, 'utf8') === text) {
       summary.unchanged++;
@@ -86,6 +141,6 @@ export function writeTree(dir: string, files: ReadonlyMap<string, string>, owned
     writeFileSync(target, text);
     summary.written.push(rel);
   }
-  removeEmptyDirs(root, root);
+  removeEmptiedDirs(root, summary.removed);
   return summary;
 }

@@ -65,10 +65,21 @@ export function kptfileRefs(data: unknown): string[] {
 
 /** Reads a YAML file as data; undefined when it cannot be read or parsed. */
 export function readYamlData(path: string): unknown {
+  return readYamlFile(path).data;
+}
+
+/** Reads a YAML file as data, or says why it cannot (unreadable, or not YAML: the parser's first line). */
+export function readYamlFile(path: string): { data?: unknown; error?: string } {
+  let text: string;
   try {
-    return loadYaml(readFileSync(path, 'utf8'));
-  } catch {
-    return undefined;
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    return { error: `cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
+  try {
+    return { data: loadYaml(text) };
+  } catch (e) {
+    return { error: `does not parse as YAML (${(e as Error).message.split('\n')[0]})` };
   }
 }
 

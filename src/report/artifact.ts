@@ -7,8 +7,11 @@
  * computed from the slices alone (`assembleReport`).
  */
 import { readFileSync } from 'node:fs';
+import validateIntentSpec from '../validate/generated/spec.validate.js';
 import { addGathered, emptyGathered, type Gathered, type ReportOptions } from './build.js';
+import validateArtifact from './generated/artifact.validate.js';
 import { REPORT_API_VERSION } from './model.js';
+import { firstAjvText } from './schema-errors.js';
 
 export const ARTIFACT_KIND = 'SiteReportArtifact';
 
@@ -43,9 +46,26 @@ function readArtifact(path: string): SiteArtifact {
     throw new ArtifactError(`${path}: ${code ? `cannot read (${code})` : 'not JSON'}: pass files written by report --format artifact`);
   }
   const a = doc as Partial<SiteArtifact> | null;
-  if (!a || a.apiVersion !== REPORT_API_VERSION || a.kind !== ARTIFACT_KIND || !a.slice || !a.options)
+  if (!a || typeof a !== 'object' || a.apiVersion !== REPORT_API_VERSION || a.kind !== ARTIFACT_KIND)
     throw new ArtifactError(`${path}: not a ${ARTIFACT_KIND} (${REPORT_API_VERSION}): pass files written by report --format artifact`);
+  // every field, before any is used: a damaged artifact is one line naming the field, never a crash
+  const damaged = (what: string): ArtifactError =>
+    new ArtifactError(`${path}: ${what}: not as report --format artifact writes it; write the artifact again`);
+  if (!validateArtifact(a)) throw damaged(firstAjvText(validateArtifact.errors, ''));
+  if (!validateIntentSpec(a.options!.intent)) throw damaged(firstAjvText(validateIntentSpec.errors, 'options.intent'));
+  checkOneSite(a as SiteArtifact, damaged);
   return a as SiteArtifact;
+}
+
+/** Every row of an artifact belongs to its one site (summaries[0]). */
+function checkOneSite(a: SiteArtifact, damaged: (what: string) => ArtifactError): void {
+  const site = a.slice.summaries[0]!.name;
+  const { certificates, hosts, security, capacity, divergence, workloads } = a.slice;
+  const rows = { certificates, hosts, security, capacity, divergence, workloads };
+  for (const [field, list] of Object.entries(rows)) {
+    const i = list.findIndex((r) => r.site !== site);
+    if (i >= 0) throw damaged(`slice.${field}[${i}].site is not ${site}, the artifact's site (slice.summaries[0].name)`);
+  }
 }
 
 /**

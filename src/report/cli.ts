@@ -9,6 +9,7 @@ import type { IntentValidateSpec } from '../validate/analyse.js';
 import validateIntentSpec from '../validate/generated/spec.validate.js';
 import validateConfig from './generated/config.validate.js';
 import { ArtifactError, readArtifacts, toArtifact } from './artifact.js';
+import { ajvText } from './schema-errors.js';
 import { addGathered, assembleReport, gatherSite, THRESHOLDS, type ReportOptions, type ThresholdName } from './build.js';
 import type { ValueClass } from './divergence.js';
 import { loadSite, parseSiteArg, SiteError, type Site } from './load.js';
@@ -65,24 +66,6 @@ interface ConfigSpec {
   divergence?: { ignoreFields?: string[]; ignoreValues?: ValueClass[]; defaultIgnores?: boolean };
   failOn?: ThresholdName[];
   intent?: IntentValidateSpec;
-}
-
-function ajvText(
-  errors: { instancePath: string; message?: string; params?: Record<string, unknown> }[] | null | undefined,
-  prefix: string,
-): string {
-  return (errors ?? [])
-    .map((e) => {
-      const field = prefix + e.instancePath.replace(/\/(\d+)(?=\/|$)/g, '[$1]').replace(/\//g, '.');
-      const extra =
-        e.params && 'allowedValues' in e.params
-          ? ` (${(e.params.allowedValues as unknown[]).join(', ')})`
-          : e.params && 'additionalProperty' in e.params
-            ? ` (${String(e.params.additionalProperty)})`
-            : '';
-      return `${field}: ${e.message ?? 'invalid'}${extra}`;
-    })
-    .join('; ');
 }
 
 export function readConfig(path: string): ConfigSpec {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   describeValue,
   forEachCredential,
+  isCredentialEnvName,
   isCredentialKey,
   isSensitiveKey,
   isSensitivePath,
@@ -119,6 +120,28 @@ describe('credentials written inline', () => {
       '8080',
       '--password=***',
     ]);
+  });
+});
+
+describe('which environment variables hold credentials', () => {
+  /** Well-known variables that hold places or programs, though their names look like credentials. */
+  const PLACES = ['PWD', 'OLDPWD', 'GIT_ASKPASS', 'SSH_ASKPASS', 'SUDO_ASKPASS', 'PASSWORD_STORE_DIR', 'CREDENTIALS_DIRECTORY'];
+  const OTHERS = ['SSH_AUTH_SOCK', 'XDG_RUNTIME_DIR', 'XKB_DEFAULT_KEYBOARD', 'GNOME_KEYRING_CONTROL', 'SOPS_AGE_KEY_FILE', 'HOME'];
+  const CREDENTIALS = ['BMC_PASSWORD', 'MYSQL_PWD', 'PGPASSWORD', 'GITHUB_TOKEN', 'AWS_SECRET_ACCESS_KEY', 'SOPS_AGE_KEY', 'VAULT_TOKEN'];
+
+  it.each([...PLACES, ...OTHERS])('%s holds no credential', (name) => expect(isCredentialEnvName(name)).toBe(false));
+  it.each(CREDENTIALS)('%s holds a credential', (name) => expect(isCredentialEnvName(name)).toBe(true));
+
+  it('leaves the working directory and other places in text: env names of places never mask their values', () => {
+    const env = Object.fromEntries([...PLACES, ...OTHERS].map((n, i) => [n, `/work/place-${i}/dir`]));
+    const r = new Redactor().addEnv({ ...env, BMC_PASSWORD: 'pa55-w0rd-x' });
+    const text = `${Object.values(env).join(' ')} pa55-w0rd-x`;
+    expect(r.scrubKnown(text)).toBe(`${Object.values(env).join(' ')} ***`);
+  });
+
+  it('a pwd key in a file is still a password: only the env names are places', () => {
+    expect(isCredentialKey('pwd')).toBe(true);
+    expect(isCredentialKey('PWD')).toBe(true);
   });
 });
 

@@ -23,7 +23,13 @@ const CREDENTIAL_KEY =
 /** Keys that identify an account: not a finding in plaintext, but never shown either. */
 const IDENTITY_KEY = /user[-_]?name$/i;
 /** Keys that name or point at a secret rather than hold one (`credentialsName`, `secretRef`, `tokenFile` ...). */
-const REFERENCE_KEY = /(?<!user[-_]?)name$|ref$|namespace$|path$|file$|selector$|template$|regex$/i;
+const REFERENCE_KEY = /(?<!user[-_]?)name$|ref$|namespace$|path$|file$|selector$|template$|regex$|dir$|directory$|sock(?:et)?$|askpass$/i;
+/**
+ * Environment variables whose names look like credentials but hold places: the shell's working
+ * directories (`PWD` = print working directory, not password). Only as env names: a `pwd:` key in
+ * a config file still holds a password.
+ */
+const NOT_CREDENTIAL_ENV = /^(?:PWD|OLDPWD)$/;
 /** Settings about a secret, not secrets: `tokenTTL`, `sessionTimeout`, `tokenExpirySeconds` ... */
 const SETTING_KEY = /(?:ttl|timeout|seconds|minutes|hours|interval|duration|period)$/i;
 /**
@@ -43,6 +49,11 @@ export function isCredentialKey(k: string): boolean {
     if (credentialKeys.size < 10_000) credentialKeys.set(k, v);
   }
   return v;
+}
+
+/** An environment variable whose value is a credential (`BMC_PASSWORD`, `MYSQL_PWD`; not `PWD`, `GIT_ASKPASS`, `SSH_AUTH_SOCK`). */
+export function isCredentialEnvName(name: string): boolean {
+  return !NOT_CREDENTIAL_ENV.test(name) && isCredentialKey(name);
 }
 
 const sensitiveKeys = new Map<string, boolean>();
@@ -370,7 +381,7 @@ export class Redactor {
   /** Every environment variable with a credential-like name (`BMC_PASSWORD`, `BMC_NODE1_PASSWORD`, `GITHUB_TOKEN` ...). */
   addEnv(env: Readonly<Record<string, string | undefined>>): this {
     for (const [k, v] of Object.entries(env)) {
-      if (v === undefined || !isCredentialKey(k)) continue;
+      if (v === undefined || !isCredentialEnvName(k)) continue;
       this.addCredentials(/PASSWORD$/i.test(k) ? env[k.replace(/PASSWORD$/i, 'USERNAME')] : undefined, v);
     }
     return this;

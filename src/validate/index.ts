@@ -14,6 +14,7 @@ export {
 export { CONFIG, rulesHelp } from './config.js';
 export { HARDWARE_ANNOTATION, hardwareDetails, hostHardware, type HostHardware } from './hardware.js';
 export { ANNOTATED_SOURCE } from './rules/hardware-profiles.js';
+export { sensitiveValues } from './rules/secret-values.js';
 export { readExtraCrds } from './extra.js';
 export { toResults } from './results.js';
 export { RULES, type RuleInfo, type RuleSeverity } from './rules.js';

@@ -47,6 +47,24 @@ describe('secrets are never printed', () => {
         expect(r.out).toContain('https://***@github.com/org/repo');
       });
 
+  it('the working directory is no secret: PWD and OLDPWD never mask a path', async () => {
+    const saved = { PWD: process.env.PWD, OLDPWD: process.env.OLDPWD };
+    process.env.PWD = process.cwd();
+    process.env.OLDPWD = join(process.cwd(), CASES_DIR);
+    try {
+      const sites = leak().map((s) => join(process.cwd(), s));
+      const r = await json(sites);
+      expect(r.sites.map((s) => s.source)).toEqual(sites);
+      const bad = await run(['--now', NOW, join(process.cwd(), 'no-such-site')]);
+      expect(bad.err).toContain(process.cwd());
+      expect(bad.err).not.toContain('***');
+    } finally {
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+    }
+  });
+
   it('hidden values are compared by presence; reference keys are still compared by value', async () => {
     const r = await json(leak());
     const deep = r.divergence.find((e) => e.identity === 'ConfigMap deep')!;

@@ -108,8 +108,6 @@ const JOURNEY_CHANNELS = [
   'env-bmc-password',
   'catalogue-bmc-password',
   'function-config-annotation',
-  'secret-data-base64',
-  'secret-stringdata-string',
   'configmap-properties',
   'pwd-key',
   'deployment-env',
@@ -118,6 +116,9 @@ const JOURNEY_CHANNELS = [
   'deployment-command',
   'kubeconfig-token',
 ];
+
+/** Plaintext Secrets: render refuses them (nothing written), naming each without its value. */
+const PLAINTEXT_SECRET_CHANNELS = ['secret-data-base64', 'secret-stringdata-string'];
 
 /** A copy of the greenfield example with the channels' canaries planted; the journey's inputs. */
 function plantJourney(f: Fixture, from: string): string[] {
@@ -213,5 +214,27 @@ describe.skipIf(!haveBinary('kpt'))('no secret leaves, end to end: kpt, the bund
     ];
     const index = inputsOf([...inputTexts([f]), ...inputs]);
     expect(describeHits(scan(journeyOutputs, plantedCanaries(channels), index))).toEqual([]);
+  });
+
+  it('the journey with plaintext Secrets planted in its site: render stops, naming each Secret, no value anywhere', () => {
+    const channels: Channel[] = CHANNELS.filter((c) => PLAINTEXT_SECRET_CHANNELS.includes(c.id));
+    const f = buildFixture(channels);
+    const dir = tempDir('secrets-journey-plain');
+    const inputs = plantJourney(f, join(dir, 'from'));
+    const r = run(
+      process.execPath,
+      [join(repoRoot, 'examples/greenfield-site/journey.mjs'), '--from', join(dir, 'from'), '--dir', join(dir, 'work')],
+      { cwd: repoRoot, env: f.env },
+    );
+    expect(r.status).not.toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/Secret\/harness\/\S+ holds plain-text credentials/);
+    expect(existsSync(join(dir, 'work/rendered/harness'))).toBe(false);
+    const outputs: Output[] = [
+      { name: 'journey: stdout', text: r.stdout },
+      { name: 'journey: stderr', text: r.stderr },
+      ...filesOf(join(dir, 'work'), 'journey'),
+    ];
+    const index = inputsOf([...inputTexts([f]), ...inputs]);
+    expect(describeHits(scan(outputs, plantedCanaries(channels), index))).toEqual([]);
   });
 });
