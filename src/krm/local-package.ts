@@ -126,19 +126,22 @@ interface Original {
   data: () => Record<string, unknown>;
 }
 
-function originalsOf(sourced: readonly PackageFile[]): { docs: Map<string, Original>; tails: Map<string, string>; boms: Set<string> } {
-  const docs = new Map<string, Original>();
-  const tails = new Map<string, string>();
-  const boms = new Set<string>();
+/** A file the source read: its documents, the text after the last one, and whether it had a BOM. */
+interface SourcedFile {
+  docs: Original[];
+  tail: string;
+  bom: boolean;
+}
+
+/** The sourced files by path, each read once (for their bytes, and for what prune removes). */
+function sourcedByPath(sourced: readonly PackageFile[]): Map<string, SourcedFile> {
+  const out = new Map<string, SourcedFile>();
   for (const f of sourced) {
     const { items, tail } = documentsOf(f);
-    tails.set(f.path, tail);
-    if (f.text.startsWith('\ufeff')) boms.add(f.path);
-    items.forEach((o, i) => {
-      docs.set(`${f.path}\0${i}`, { lead: o.lead, text: o.documentText(), data: () => o.data });
-    });
+    const docs = items.map((o) => ({ lead: o.lead, text: o.documentText(), data: () => o.data }));
+    out.set(f.path, { docs, tail, bom: f.text.startsWith('\ufeff') });
   }
-  return { docs, tails, boms };
+  return out;
 }
 
 /** Where an item goes: its file annotation, or `<kind>_<name>.yaml` as kpt names a new one. */
@@ -174,12 +177,11 @@ function changedText(o: KubeObject, original: Record<string, unknown> | undefine
 }
 
 /** Each file's new text, from the output items (a document that reads the same keeps its bytes). */
-function filesOf(items: readonly KubeObject[], sourced: readonly PackageFile[]): Map<string, string> {
-  const { docs: originals, tails, boms } = originalsOf(sourced);
+function filesOf(items: readonly KubeObject[], sourced: ReadonlyMap<string, SourcedFile>): Map<string, string> {
   const byPath = new Map<string, { index: number; order: number; lead?: string; text: string }[]>();
   items.forEach((o, order) => {
     const { path, index } = targetOf(o);
-    const original = index === undefined ? undefined : originals.get(`${path}\0${index}`);
+    const original = index === undefined ? undefined : sourced.get(path)?.docs[index];
     const originalData = original?.data();
     const same = original !== undefined && sameData(withoutFileAnnotations(o.data, originalData), originalData);
     const text = same ? original.text : changedText(o, originalData);
@@ -191,7 +193,8 @@ function filesOf(items: readonly KubeObject[], sourced: readonly PackageFile[]):
   for (const [path, list] of byPath) {
     list.sort((a, b) => a.index - b.index || a.order - b.order);
     const text = list.map((d, i) => (d.lead ?? (i > 0 ? '---\n' : '')) + d.text).join('');
-    out.set(path, (boms.has(path) ? '\ufeff' : '') + text + (tails.get(path) ?? ''));
+    const file = sourced.get(path);
+    out.set(path, (file?.bom ? '\ufeff' : '') + text + (file?.tail ?? ''));
   }
   return out;
 }
@@ -253,10 +256,11 @@ export function sinkResourceList(dir: string, output: string, sourced: readonly 
   const root = resolve(dir);
   mkdirSync(root, { recursive: true });
   const realRoot = realpathSync(root);
-  const files = filesOf(readInput(output).items, sourced);
+  const read = sourcedByPath(sourced);
+  const files = filesOf(readInput(output).items, read);
   checkNoFileIsAFolder([...files.keys()]);
   const plan = [...files].map(([path, text]) => ({ path, text, target: checkPath(realRoot, path) }));
-  const gone = prune ? sourced.filter((f) => !files.has(f.path) && documentsOf(f).items.length > 0) : [];
+  const gone = prune ? sourced.filter((f) => !files.has(f.path) && read.get(f.path)!.docs.length > 0) : [];
   const removals = gone.map((f) => ({ path: f.path, target: checkPath(realRoot, f.path) }));
   const summary: SinkSummary = { written: [], removed: [], unchanged: 0 };
   for (const { path, text, target } of plan) {
