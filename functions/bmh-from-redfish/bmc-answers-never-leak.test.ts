@@ -8,29 +8,21 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { itemsStream, repoRoot, resourceList } from '../../test/golden.js';
 import { runFunction } from '../../src/krm/index.js';
-import { loadTree, startBmc, type BmcOptions, type SimBmc } from '../../src/redfish-sim/server.js';
+import { loadTree, type SimBmc } from '../../src/redfish-sim/server.js';
 import { TreeEditor } from '../../src/redfish-sim/scenarios.js';
 import { definition } from './function.js';
+import { simulatedBmcs } from './test-support.js';
 
 const RACK = join(repoRoot, '../shared/fixtures/redfish/dmtf-public-rackmount1');
 const SYS = '/redfish/v1/Systems/437XR1138R2';
 const USER = 'admin';
 const PASSWORD = 'Canary-pw-7f3a9c';
 const ENV = { BMC_USERNAME: USER, BMC_PASSWORD: PASSWORD };
-let open: SimBmc[] = [];
-afterEach(async () => {
-  await Promise.all(open.map((b) => b.close()));
-  open = [];
-});
 
-async function bmc(opts: Partial<BmcOptions> = {}): Promise<SimBmc> {
-  const b = await startBmc({ tree: RACK, password: PASSWORD, ...opts });
-  open.push(b);
-  return b;
-}
+const bmc = simulatedBmcs({ tree: RACK, password: PASSWORD });
 
 function forms(secret: string): string[] {
   const b = Buffer.from(secret);

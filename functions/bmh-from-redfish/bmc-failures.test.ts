@@ -3,17 +3,16 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { itemsStream, repoRoot, resourceList } from '../../test/golden.js';
 import { runFunction, type Result } from '../../src/krm/index.js';
-import { startBmc, type BmcOptions, type SimBmc } from '../../src/redfish-sim/server.js';
 import { parseAddress, rangeOrigin } from './discover.js';
 import { definition } from './function.js';
+import { simulatedBmcs } from './test-support.js';
 
 const tree = (t: string) => join(repoRoot, '../shared/fixtures/redfish', t);
 const RACK = tree('dmtf-public-rackmount1');
 const ENV = { BMC_USERNAME: 'admin', BMC_PASSWORD: 's3cr3t-Pa55' };
-let open: SimBmc[] = [];
 let tls: { key: string; cert: string };
 let tmp: string;
 
@@ -43,16 +42,8 @@ beforeAll(() => {
   tls = { key: readFileSync(join(tmp, 'key.pem'), 'utf8'), cert: readFileSync(join(tmp, 'cert.pem'), 'utf8') };
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-afterEach(async () => {
-  await Promise.all(open.map((b) => b.close()));
-  open = [];
-});
 
-async function bmc(opts: Partial<BmcOptions> = {}): Promise<SimBmc> {
-  const b = await startBmc({ tree: RACK, password: ENV.BMC_PASSWORD, ...opts });
-  open.push(b);
-  return b;
-}
+const bmc = simulatedBmcs({ tree: RACK, password: ENV.BMC_PASSWORD });
 
 async function discover(bmcs: Record<string, unknown>[], extra: Record<string, unknown> = {}, env: Record<string, string> = ENV) {
   const cfg = JSON.stringify({

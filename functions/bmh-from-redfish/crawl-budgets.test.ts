@@ -7,22 +7,14 @@ import { itemsStream, repoRoot, resourceList } from '../../test/golden.js';
 import { runFunction } from '../../src/krm/index.js';
 import { SystemCrawler } from '../../src/redfish/discover.js';
 import { BudgetError, Limiter, RedfishClient as Client } from '../../src/redfish/client.js';
-import { startBmc, type BmcOptions, type SimBmc } from '../../src/redfish-sim/server.js';
+import type { BmcOptions, SimBmc } from '../../src/redfish-sim/server.js';
 import { definition } from './function.js';
+import { simulatedBmcs } from './test-support.js';
 
 const tree = (t: string) => join(repoRoot, '../shared/fixtures/redfish', t);
 const ENV = { BMC_USERNAME: 'admin', BMC_PASSWORD: 'password' };
-let open: SimBmc[] = [];
-afterEach(async () => {
-  await Promise.all(open.map((b) => b.close()));
-  open = [];
-});
-
-async function bmc(t: string, opts: Partial<BmcOptions> = {}): Promise<SimBmc> {
-  const b = await startBmc({ tree: tree(t), ...opts });
-  open.push(b);
-  return b;
-}
+const simulated = simulatedBmcs();
+const bmc = (t: string, opts: Partial<BmcOptions> = {}): Promise<SimBmc> => simulated({ tree: tree(t), ...opts });
 
 describe('Limiter', () => {
   it('never lets more than n in, also when callers arrive while one leaves; everyone runs, in order', async () => {

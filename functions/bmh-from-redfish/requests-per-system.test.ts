@@ -1,28 +1,20 @@
 /** What the crawl asks for: requests per System on every fixture tree, `?only`, BootOptions read only up to the boot NIC, $expand only when advertised. */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { itemsStream, repoRoot, resourceList } from '../../test/golden.js';
 import { runFunction } from '../../src/krm/index.js';
 import { expandQuery, SystemCrawler } from '../../src/redfish/discover.js';
 import { RedfishError, type RedfishClient } from '../../src/redfish/client.js';
-import { startBmc, type BmcOptions, type SimBmc } from '../../src/redfish-sim/server.js';
+import type { BmcOptions, SimBmc } from '../../src/redfish-sim/server.js';
 import { scenarioBmc } from '../../src/redfish-sim/scenarios.js';
 import { mockupsDir } from '../../src/redfish-sim/mockups.js';
 import { definition } from './function.js';
+import { simulatedBmcs } from './test-support.js';
 
 const tree = (t: string) => join(repoRoot, '../shared/fixtures/redfish', t);
 const ENV = { BMC_USERNAME: 'admin', BMC_PASSWORD: 'password' };
-let open: SimBmc[] = [];
-afterEach(async () => {
-  await Promise.all(open.map((b) => b.close()));
-  open = [];
-});
-
-async function bmc(t: string, opts: Partial<BmcOptions> = {}): Promise<SimBmc> {
-  const b = await startBmc({ tree: tree(t), ...opts });
-  open.push(b);
-  return b;
-}
+const simulated = simulatedBmcs();
+const bmc = (t: string, opts: Partial<BmcOptions> = {}): Promise<SimBmc> => simulated({ tree: tree(t), ...opts });
 
 async function discover(b: SimBmc, extra: Record<string, unknown> = {}) {
   const cfg = JSON.stringify({
@@ -115,9 +107,8 @@ describe('BootOptions: only up to the first network boot option in BootOrder tha
     expect(d.inventory).toContain('  - id: NIC.Slot.5-1\n    mac: b8:3f:d2:90:97:c4\n');
   });
   it('member ids `0019` for the reference `Boot0019`: read by its reference, not one by one in member order', async () => {
-    const hex = await startBmc(scenarioBmc('bootoption-hex-ids'));
-    const base = await startBmc({ tree: join(mockupsDir(), 'libredfish-supermicro') });
-    open.push(hex, base);
+    const hex = await simulated(scenarioBmc('bootoption-hex-ids'));
+    const base = await simulated({ tree: join(mockupsDir(), 'libredfish-supermicro') });
     const a = await discover(hex);
     const b = await discover(base);
     expect(bootReads(hex)).toEqual(['0019']);

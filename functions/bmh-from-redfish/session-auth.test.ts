@@ -1,26 +1,17 @@
 /** Session auth: login (any 2xx with a token), one shared re-login on expiry, every session logged out, and everything, logout included, within the BMC's deadline. */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { itemsStream, repoRoot, resourceList } from '../../test/golden.js';
 import { runFunction, type Result } from '../../src/krm/index.js';
-import { startBmc, type BmcOptions, type SimBmc } from '../../src/redfish-sim/server.js';
 import { scenarioBmc } from '../../src/redfish-sim/scenarios.js';
 import { RedfishClient } from '../../src/redfish/client.js';
 import { definition } from './function.js';
+import { simulatedBmcs } from './test-support.js';
 
 const RACK = join(repoRoot, '../shared/fixtures/redfish/dmtf-public-rackmount1');
 const ENV = { BMC_USERNAME: 'admin', BMC_PASSWORD: 's3cr3t-Pa55' };
-let open: SimBmc[] = [];
-afterEach(async () => {
-  await Promise.all(open.map((b) => b.close()));
-  open = [];
-});
 
-async function bmc(opts: Partial<BmcOptions> = {}): Promise<SimBmc> {
-  const b = await startBmc({ tree: RACK, password: ENV.BMC_PASSWORD, ...opts });
-  open.push(b);
-  return b;
-}
+const bmc = simulatedBmcs({ tree: RACK, password: ENV.BMC_PASSWORD });
 
 async function discover(bmcs: Record<string, unknown>[], extra: Record<string, unknown> = {}) {
   const cfg = JSON.stringify({
@@ -118,8 +109,7 @@ describe('session auth', () => {
   });
 
   it('a login answered 204 No Content with X-Auth-Token and Location is accepted, and logged out as usual', async () => {
-    const b = await startBmc({ ...scenarioBmc('session-204'), password: ENV.BMC_PASSWORD });
-    open.push(b);
+    const b = await bmc(scenarioBmc('session-204'));
     const r = await discover([{ address: b.url, name: 'n1' }], { auth: 'session' });
     expect(r.exitCode).toBe(0);
     expect(inventoryNames(r.output)).toEqual(['n1']);
@@ -128,9 +118,8 @@ describe('session auth', () => {
 
   it('a BMC that hangs after the login: the crawl and the logout both end within the BMC deadline, one error, the other BMC written', async () => {
     // before, the logout was not bounded by the deadline: it waited the whole 30 s request timeout (past this test's own timeout)
-    const hangs = await startBmc({ ...scenarioBmc('hang-after-login'), password: ENV.BMC_PASSWORD });
+    const hangs = await bmc(scenarioBmc('hang-after-login'));
     const answers = await bmc();
-    open.push(hangs);
     const r = await discover(
       [
         { address: hangs.url, name: 'hangs' },
