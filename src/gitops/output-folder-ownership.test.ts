@@ -2,32 +2,21 @@
  * render --out into a GitOps checkout: only the files renders wrote are ever removed or
  * overwritten; dot-entries (.git, .sops.yaml, .github/) and the checkout's own files survive.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RENDER_HEADER } from './flatten.js';
 import { renderSite } from './render.js';
 import { WriteError, writeTree } from './write-tree.js';
+import { git, write } from '../../test/git-repo.js';
 
 let tmp = '';
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), 'render-ownership-'));
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-const git = (root: string, ...args: string[]): string =>
-  execFileSync('git', ['-C', root, ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' },
-  });
-
-function write(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
 
 const cm = (name: string): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: "${name}"\ndata:\n  a: "1"\n`;
 

@@ -4,30 +4,19 @@
  * unreadable kustomization is named and its sites are selected by any change. Each case in a
  * throwaway git repository.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runFleet } from '../../src/cli/fleet.js';
+import { git, write } from '../git-repo.js';
 
 let tmp = '';
 beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), 'fleet-changed-'));
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-const git = (root: string, ...args: string[]): string =>
-  execFileSync('git', ['-C', root, ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' },
-  });
-
-function write(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
 
 let repos = 0;
 /** A repository with a kustomize site in each folder, committed; returns its root. */

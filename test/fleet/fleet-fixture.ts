@@ -12,25 +12,12 @@
  *     airship/site/               metadata.yaml (ManifestMetadata) + phase entry points
  *     docs/README.md              referenced by nothing
  */
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-
-function write(root: string, rel: string, text: string): void {
-  mkdirSync(dirname(join(root, rel)), { recursive: true });
-  writeFileSync(join(root, rel), text);
-}
+import { git, write } from '../git-repo.js';
 
 export interface Fleet {
   root: string;
   sites: number;
 }
-
-const git = (root: string, ...args: string[]): string =>
-  execFileSync('git', ['-C', root, ...args], {
-    encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' },
-  });
 
 export function makeFleet(root: string, sites: number, kptSites = 3): Fleet {
   write(root, 'types/small/kustomization.yaml', 'resources:\n- namespace.yaml\n');
