@@ -181,6 +181,10 @@ describe('a folder as the input and output of a function', () => {
     const refused = spawnSync(process.execPath, [bundle, '--sink', dir], { input: escaping, encoding: 'utf8' });
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/outside the sink folder: nothing written/);
+    // --fn-config without --source: said before stdin is read
+    const alone = spawnSync(process.execPath, [bundle, '--fn-config', join(dir, '.fn.yaml')], { encoding: 'utf8' });
+    expect(alone.status).toBe(1);
+    expect(alone.stderr).toMatch(/--fn-config needs --source/);
     const bad = spawnSync(process.execPath, [bundle, '--sorce', dir], { encoding: 'utf8' });
     expect(bad.status).toBe(2);
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);

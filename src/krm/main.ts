@@ -526,12 +526,11 @@ function bundleOptions(argv: string[]): BundleOptions {
 
 /** The input: stdin, or a ResourceList of the --source folder (with --fn-config as its functionConfig). */
 async function readBundleInput(o: BundleOptions): Promise<{ input: string | Buffer; sourced: PackageFile[] }> {
-  const fnConfig = o.fnConfig === undefined ? undefined : readConfigFile(o.fnConfig);
   if (o.source === undefined) {
-    const input = await readStdin();
-    if (fnConfig === undefined) return { input, sourced: [] };
-    throw new KrmError('--fn-config needs --source: on stdin the functionConfig is part of the ResourceList');
+    if (o.fnConfig !== undefined) throw new KrmError('--fn-config needs --source: on stdin the functionConfig is part of the ResourceList');
+    return { input: await readStdin(), sourced: [] };
   }
+  const fnConfig = o.fnConfig === undefined ? undefined : readConfigFile(o.fnConfig);
   if (!existsSync(o.source) || !statSync(o.source).isDirectory()) throw new KrmError(`--source ${o.source}: not a folder`);
   const sourced = packageFiles(o.source);
   return { input: sourceResourceList(sourced, fnConfig), sourced };
