@@ -7,7 +7,8 @@
 # Produces localhost/baremetal-krm/<fn>:dev from the Dockerfile target <fn>,
 # on top of the local base image made by scripts/container-setup.sh (run first,
 # it is a no-op when everything is in place). A function whose dist/<fn>.cjs
-# bundle does not exist is skipped with a message (run `npm run build` first).
+# bundle does not exist is skipped with a message (run `npm run build` first);
+# its dist/lib/<fn>.{js,cache} and dist/lazy/ go into the image with it.
 #
 # Environment:
 #   BASE_IMAGE     base image (default localhost/baremetal-krm/node-base:local;
@@ -74,7 +75,8 @@ for fn in "${fns[@]}"; do
   # would hand back a stale one). Same inputs and same image => nothing to do,
   # which saves podman's ~1 s cache walk per image on an unchanged rebuild.
   base_id="$(podman image inspect --format '{{.Id}}' "$BASE_IMAGE" 2>/dev/null || echo "$BASE_IMAGE")"
-  inputs="$( { sha256sum "$REPO/Dockerfile" | cut -d' ' -f1; [ "${FROM_SOURCE:-0}" = 1 ] || sha256sum "$bundle"; echo "$base_id $image $VERSION ${dist_args[*]}"; } | sha256sum | cut -c1-32)"
+  # (the bundle is dist/<fn>.cjs, its code and code cache in dist/lib/, and dist/lazy/)
+  inputs="$( { sha256sum "$REPO/Dockerfile" | cut -d' ' -f1; [ "${FROM_SOURCE:-0}" = 1 ] || { sha256sum "$bundle" "$BUILD_CONTEXT/dist/lib/$fn.js" "$BUILD_CONTEXT/dist/lib/$fn.cache"; find "$BUILD_CONTEXT/dist/lazy" -type f -print0 | sort -z | xargs -0 sha256sum; }; echo "$base_id $image $VERSION ${dist_args[*]}"; } | sha256sum | cut -c1-32)"
   old_id="$(podman image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)"
   stamp="$STAMP_DIR/$(printf '%s' "$image" | tr '/:' '__')"
   # (from source: the inputs are the whole tree, so always build; podman's layer cache still applies)

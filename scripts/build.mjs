@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Build: precompile JSON schemas (ajv standalone), type-check, and bundle every function in
 // functions/<name>/main.ts (and every CLI in src/bin/<name>.ts) into dist/<name>.cjs, an
-// executable that needs no node_modules beside it.
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+// executable that needs no node_modules, only dist/lib/ and dist/lazy/ beside it.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Ajv from 'ajv';
@@ -87,47 +87,65 @@ if (!args.has('--no-typecheck')) {
 
 // 4. bundle
 /**
- * Big packages only some runs need (age-encryption: SOPS encryption only; yaml) go into the bundle as a string
- * that is evaluated on first require. V8 then scans a string instead of parsing ~700 KB of
- * code at every start, and the bundle stays one file (containers ship only dist/<fn>.cjs).
+ * Big packages only some runs need (age-encryption: SOPS encryption only; yaml: the careful reader
+ * and new items) are not in the bundles: each is built once into dist/lazy/<package>.cjs, which a
+ * bundle requires (beside itself) on first use. Every byte of a bundle is read and scanned at every
+ * start, even a string or a comment, so what a run may not need stays out of it. Whatever ships
+ * dist/ ships dist/lazy/ too (package.json `files`, the Dockerfile).
  */
-const LAZY_STRING_PACKAGES = ['yaml', 'age-encryption'];
-/** Modules made of parts of a package (none at present): name -> the source that requires the parts. */
-const LAZY_STRING_SOURCES = {};
-const lazyStringCache = new Map();
-const lazyStringPlugin = {
-  name: 'lazy-string',
+const LAZY_PACKAGES = ['yaml', 'age-encryption'];
+const lazyDir = join(root, 'dist', 'lazy');
+const lazyBuilt = new Map();
+/** dist/lazy/<pkg>.cjs, built on first need (the same file for every bundle). */
+async function buildLazyPackage(pkg) {
+  if (!lazyBuilt.has(pkg))
+    lazyBuilt.set(
+      pkg,
+      esbuild.build({
+        stdin: { contents: `module.exports = require(${JSON.stringify(pkg)});`, resolveDir: root },
+        outfile: join(lazyDir, `${pkg}.cjs`),
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        target: 'node20',
+        minify: true,
+        legalComments: 'none',
+        logLevel: 'error',
+      }),
+    );
+  await lazyBuilt.get(pkg);
+}
+const lazyPackagePlugin = {
+  name: 'lazy-package',
   setup(build) {
-    const filter = new RegExp(`^(${LAZY_STRING_PACKAGES.join('|')})$`);
-    build.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'lazy-string' }));
-    build.onLoad({ filter: /.*/, namespace: 'lazy-string' }, async (args) => {
-      if (!lazyStringCache.has(args.path)) {
-        const r = await esbuild.build({
-          stdin: {
-            contents: LAZY_STRING_SOURCES[args.path] ?? `module.exports = require(${JSON.stringify(args.path)});`,
-            resolveDir: root,
-          },
-          bundle: true,
-          platform: 'node',
-          format: 'cjs',
-          target: 'node20',
-          write: false,
-          minify: true,
-          legalComments: 'none',
-          logLevel: 'error',
-        });
-        lazyStringCache.set(args.path, r.outputFiles[0].text);
-      }
-      const src = JSON.stringify(lazyStringCache.get(args.path));
+    const filter = new RegExp(`^(${LAZY_PACKAGES.join('|')})$`);
+    build.onResolve({ filter }, (args) => ({ path: args.path, namespace: 'lazy-package' }));
+    build.onLoad({ filter: /.*/, namespace: 'lazy-package' }, async (args) => {
+      await buildLazyPackage(args.path);
+      // evaluated on the first require('<pkg>') (esbuild wraps a CommonJS module in a lazy init)
       return {
-        contents: `const m = { exports: {} };\nnew Function('module', 'exports', 'require', '__filename', '__dirname', ${src})(m, m.exports, require, __filename, __dirname);\nmodule.exports = m.exports;\n`,
+        contents: `module.exports = require(require('node:path').join(__dirname, 'lazy', ${JSON.stringify(`${args.path}.cjs`)}));\n`,
         loader: 'js',
       };
     });
   },
 };
 
-const entries = functions.map((fn) => ({ name: fn, entry: join(functionsDir, fn, 'main.ts') }));
+/**
+ * intent-validate's packed modules (src/validate/prebuild.mjs writes one CommonJS source per
+ * built-in validator, the functionConfig validator and ajv into generated/packed/) go to
+ * dist/lazy/validate/, where src/validate/packed.ts reads the one a run needs.
+ */
+function copyPackedModules() {
+  const from = join(root, 'src/validate/generated/packed');
+  if (!existsSync(from)) return;
+  const to = join(lazyDir, 'validate');
+  rmSync(to, { recursive: true, force: true });
+  mkdirSync(to, { recursive: true });
+  for (const f of readdirSync(from).sort()) copyFileSync(join(from, f), join(to, f));
+}
+
+const entries = functions.map((fn) => ({ name: fn, entry: join(functionsDir, fn, 'main.ts'), cached: true }));
 const binDir = join(root, 'src/bin');
 if (existsSync(binDir))
   for (const f of readdirSync(binDir)
@@ -135,7 +153,7 @@ if (existsSync(binDir))
     .sort())
     entries.push({ name: basename(f, '.ts'), entry: join(binDir, f) });
 // the runtime's test-only identity function (losslessness check, benchmark)
-entries.push({ name: 'test-identity', entry: join(root, 'test/identity/main.ts') });
+entries.push({ name: 'test-identity', entry: join(root, 'test/identity/main.ts'), cached: true });
 // --only=a,b: just those bundles (the container build compiles only the functions)
 const only = [...args]
   .find((a) => a.startsWith('--only='))
@@ -146,27 +164,93 @@ if (only) {
   if (unknown.length) throw new Error(`build: --only names no bundle: ${unknown.join(', ')}`);
   entries.splice(0, entries.length, ...entries.filter((e) => only.includes(e.name)));
 }
-mkdirSync(join(root, 'dist'), { recursive: true });
+/**
+ * A function bundle is a launcher, dist/<fn>.cjs, and its code, dist/lib/<fn>.js (the bundle
+ * wrapped as a CommonJS module function), with V8's code cache for it, dist/lib/<fn>.cache, made
+ * by one run of the function at build time (scripts/code-cache.cjs on scripts/warm-up.yaml).
+ * A start then loads compiled code instead of compiling (and, for a small run, collects no
+ * garbage). The cache holds only for the node binary and V8 flags that made it: V8 rejects it
+ * otherwise and the launcher compiles the code as usual. It is not byte-reproducible (V8 seeds
+ * its hashes at random); everything else in dist/ is.
+ */
+const launcher = (name) => `#!/usr/bin/env node
+// ${name}: the code is lib/${name}.js beside this file; lib/${name}.cache is V8's compiled code for it
+// (scripts/build.mjs). V8 rejects a cache made by another node or other flags; the code is then compiled.
+'use strict';
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
+const { Script } = require('node:vm');
+const file = join(__dirname, 'lib', ${JSON.stringify(`${name}.js`)});
+let source;
+let cachedData;
+try {
+  source = readFileSync(file, 'utf8');
+} catch (e) {
+  process.stderr.write(\`${name}: \${file}: \${e.code ?? e.message}: install dist/ whole (${name}.cjs needs lib/ and lazy/ beside it)\\n\`);
+  process.exit(2);
+}
+try {
+  cachedData = readFileSync(join(__dirname, 'lib', ${JSON.stringify(`${name}.cache`)}));
+} catch {
+  // no cache: compile
+}
+// a name that does not depend on where dist/ is: a script from the cache keeps the name it was made with
+const script = new Script(source, { filename: ${JSON.stringify(`dist/lib/${name}.js`)}, cachedData });
+if (process.env.BAREMETAL_KRM_CODE_CACHE === 'report')
+  process.stderr.write(\`${name}: code cache \${cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'used'}\\n\`);
+script.runInThisContext()(exports, require, module, __filename, __dirname);
+`;
+
+/** dist/lib/<fn>.cache: one run of the function on scripts/warm-up.yaml (see launcher). */
+function makeCodeCache(name) {
+  const out = join(root, 'dist', 'lib', `${name}.cache`);
+  rmSync(out, { force: true });
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS; // the cache holds for the flags it was made with: none
+  const r = spawnSync(process.execPath, [join(root, 'scripts/code-cache.cjs'), join(root, 'dist', `${name}.cjs`), out], {
+    input: readFileSync(join(root, 'scripts/warm-up.yaml')),
+    env,
+    encoding: 'utf8',
+  });
+  if ((r.status !== 0 && r.status !== 1) || !existsSync(out))
+    throw new Error(`build: code cache of ${name}: exit ${r.status}\n${r.stderr}`);
+  return statSync(out).size;
+}
+
+mkdirSync(join(root, 'dist', 'lib'), { recursive: true });
+copyPackedModules();
 const sizes = [];
-for (const { name, entry } of entries) {
+for (const { name, entry, cached } of entries) {
   const outfile = join(root, 'dist', `${name}.cjs`);
-  await esbuild.build({
+  const built = await esbuild.build({
     entryPoints: [entry],
     outfile,
+    write: false,
     bundle: true,
     platform: 'node',
     target: 'node20',
     format: 'cjs',
+    charset: 'ascii',
     minifyWhitespace: true,
     minifySyntax: true,
     legalComments: 'none',
-    banner: { js: '#!/usr/bin/env node' },
-    // src/krm/lazy.ts: import.meta.url is only used outside the bundle
+    // src/krm/lazy.ts, src/validate/packed.ts: import.meta.url ('' here) is only used outside a bundle
     define: { 'import.meta.url': '""' },
-    plugins: [lazyStringPlugin],
+    plugins: [lazyPackagePlugin],
     logLevel: 'warning',
   });
-  chmodSync(outfile, 0o755);
-  sizes.push(`${name}.cjs ${(statSync(outfile).size / 1024).toFixed(0)} KiB`);
+  const code = built.outputFiles[0].text;
+  if (cached) {
+    const lib = join(root, 'dist', 'lib', `${name}.js`);
+    writeFileSync(lib, `(function (exports, require, module, __filename, __dirname) {${code}\n})`);
+    writeFileSync(outfile, launcher(name));
+    chmodSync(outfile, 0o755);
+    const cache = makeCodeCache(name);
+    sizes.push(`${name} ${(statSync(lib).size / 1024).toFixed(0)} KiB (cache ${(cache / 1024).toFixed(0)} KiB)`);
+  } else {
+    writeFileSync(outfile, `#!/usr/bin/env node\n${code}`);
+    chmodSync(outfile, 0o755);
+    sizes.push(`${name}.cjs ${(statSync(outfile).size / 1024).toFixed(0)} KiB`);
+  }
 }
 console.log(`build: ${schemas} schema(s), ${entries.length} bundle(s) [${sizes.join(', ')}] in ${Date.now() - t0} ms`);

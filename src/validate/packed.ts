@@ -1,15 +1,24 @@
 /**
- * Code packed at build time (prebuild.mjs: CommonJS source in generated/packed.js, plain or
- * brotli + base64) and
- * compiled on first use: the built-in schema validators, the functionConfig validator and ajv.
- * A run compiles only what its input needs, so the bundle's start stays close to node's own.
- * The sources are our own build output, never input.
+ * Code packed at build time (prebuild.mjs: one CommonJS source per module in generated/packed/,
+ * which the build copies to dist/lazy/validate/ beside the bundles) and read and compiled on
+ * first use: the built-in schema validators, the functionConfig validator and ajv. A run reads
+ * only what its input needs, so the bundle's start stays close to node's own. The sources are
+ * our own build output, never input.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { CompiledValidator } from '../krm/index.js';
-import { lazy } from '../krm/index.js';
-import { PACKED } from './generated/packed.js';
+import { PACKED_NAMES } from './generated/packed.js';
 
-const zlib = lazy(() => require('node:zlib') as typeof import('node:zlib'), 'node:zlib', import.meta.url);
+const packedNames = new Set(PACKED_NAMES);
+
+/** Where the sources are: dist/lazy/validate beside a bundle (import.meta.url is '' there), else generated/packed. */
+function packedPath(name: string): string {
+  return import.meta.url
+    ? fileURLToPath(new URL(`./generated/packed/${name}.cjs`, import.meta.url))
+    : join(__dirname, 'lazy', 'validate', `${name}.cjs`);
+}
 
 /** ajv's runtime helpers that standalone validators `require` (prebuild.mjs checks the list). */
 function ucs2length(str: string): number {
@@ -42,13 +51,8 @@ const cache = new Map<string, unknown>();
 /** The module.exports of packed module `name` (compiled once), or undefined when there is none. */
 export function unpack(name: string): unknown {
   if (cache.has(name)) return cache.get(name);
-  const packed = PACKED[name];
-  if (packed === undefined) return undefined;
-  const src = packed.startsWith('b:')
-    ? zlib()
-        .brotliDecompressSync(Buffer.from(packed.slice(2), 'base64'))
-        .toString('utf8')
-    : packed;
+  if (!packedNames.has(name)) return undefined;
+  const src = readFileSync(packedPath(name), 'utf8');
   const module = { exports: {} as unknown };
   const req = (id: string): unknown => {
     if (id in HELPERS) return HELPERS[id];

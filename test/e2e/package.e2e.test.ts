@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot, run, tempDir } from './helpers.js';
+import { listFiles, repoRoot, run, tempDir } from './helpers.js';
 
 const FUNCTIONS = ['bmh-from-redfish', 'site-from-catalogue', 'phase-plan-expand', 'intent-validate'];
 const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
@@ -38,11 +38,18 @@ describe('npm package', () => {
     expect(inst.status, inst.stderr).toBe(0);
   }, 600_000);
 
-  it('is publishable and holds only what runs: the bins, README and LICENSE', () => {
+  it('is publishable and holds only what runs: the bins (with their code, code cache and lazy modules), README and LICENSE', () => {
     expect(pkg.private).toBeUndefined();
     expect(pkg.dependencies ?? {}).toEqual({});
     expect(contents).toEqual(
-      ['LICENSE', 'README.md', 'package.json', 'dist/baremetal-krm.cjs', ...FUNCTIONS.map((f) => `dist/${f}.cjs`)].sort(),
+      [
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'dist/baremetal-krm.cjs',
+        ...FUNCTIONS.flatMap((f) => [`dist/${f}.cjs`, `dist/lib/${f}.js`, `dist/lib/${f}.cache`]),
+        ...listFiles(join(repoRoot, 'dist/lazy')).map((f) => `dist/lazy/${f}`),
+      ].sort(),
     );
     expect(Object.keys(pkg.bin).sort()).toEqual(['baremetal-krm', ...FUNCTIONS].sort());
   });

@@ -1,0 +1,117 @@
+/**
+ * A function bundle is dist/<fn>.cjs (a launcher), dist/lib/<fn>.js (its code), dist/lib/<fn>.cache
+ * (V8's code cache, made by the build) and dist/lazy/ (modules some runs load): it runs the same
+ * from a copy of dist/ anywhere, from any working directory, through a symlink (npm's
+ * node_modules/.bin), and with its code cache used, rejected (another node) or missing.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const repoRoot = join(import.meta.dirname, '..');
+const dist = join(repoRoot, 'dist');
+const FUNCTIONS = readdirSync(join(repoRoot, 'functions'))
+  .filter((f) => existsSync(join(repoRoot, 'functions', f, 'main.ts')))
+  .sort();
+
+/** Needs the careful reader (anchor, alias, flow style: dist/lazy/yaml.cjs) and a packed validator (dist/lazy/validate). */
+const INPUT = `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: settings, namespace: site-a}
+  data: &shared {ntp: pool.ntp.org}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata:
+    name: more-settings
+    namespace: site-a
+  data: *shared
+- apiVersion: metal3.io/v1alpha1
+  kind: BareMetalHost
+  metadata:
+    name: node-01
+    namespace: site-a
+  spec:
+    online: true
+    bootMACAddress: 52:54:00:00:01:01
+    bmc:
+      address: redfish-virtualmedia://10.0.0.11/redfish/v1/Systems/1
+      credentialsName: node-01-bmc-secret
+`;
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(file: string, cwd: string, env: NodeJS.ProcessEnv = {}): Run {
+  const r = spawnSync(file, [], { cwd, input: INPUT, encoding: 'utf8', env: { ...process.env, ...env } });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A copy of dist/ in a new temp dir, with bin/<fn> symlinks to its launchers (as npm links bins). */
+function copyOfDist(): { root: string; bin: (fn: string) => string; launcher: (fn: string) => string } {
+  const root = mkdtempSync(join(tmpdir(), 'bundle-layout-'));
+  cpSync(dist, join(root, 'pkg', 'dist'), { recursive: true });
+  mkdirSync(join(root, 'bin'));
+  for (const fn of FUNCTIONS) symlinkSync(join('..', 'pkg', 'dist', `${fn}.cjs`), join(root, 'bin', fn));
+  return { root, bin: (fn) => join(root, 'bin', fn), launcher: (fn) => join(root, 'pkg', 'dist', `${fn}.cjs`) };
+}
+
+describe('function bundles', () => {
+  const here = run(join(dist, 'test-identity.cjs'), repoRoot);
+
+  it('the identity bundle passes the input through (the baseline of the checks below)', () => {
+    expect(here.status, here.stderr).toBe(0);
+    expect(here.stdout).toBe(INPUT);
+  });
+
+  for (const fn of FUNCTIONS) {
+    it(`${fn}: a copy of dist/ runs the same from another directory, directly and through a symlink`, () => {
+      const expected = run(join(dist, `${fn}.cjs`), repoRoot);
+      expect([0, 1]).toContain(expected.status);
+      const copy = copyOfDist();
+      const elsewhere = mkdtempSync(join(tmpdir(), 'bundle-cwd-'));
+      expect(run(copy.launcher(fn), elsewhere)).toEqual(expected);
+      expect(run(copy.bin(fn), elsewhere)).toEqual(expected);
+      // the copy loads its own lazy modules: without them the same run looks for them there
+      if (fn === 'intent-validate') {
+        rmSync(join(copy.root, 'pkg', 'dist', 'lazy'), { recursive: true });
+        expect(run(copy.bin(fn), elsewhere).stderr).toContain(`Cannot find module '${join(copy.root, 'pkg', 'dist', 'lazy', 'yaml.cjs')}'`);
+      }
+    });
+
+    it(`${fn}: uses its code cache, and runs the same when the cache is rejected or missing`, () => {
+      const report = { BAREMETAL_KRM_CODE_CACHE: 'report' };
+      const copy = copyOfDist();
+      const withCache = run(copy.bin(fn), copy.root, report);
+      expect(withCache.stderr.split('\n')[0]).toBe(`${fn}: code cache used`);
+      const expected = run(join(dist, `${fn}.cjs`), repoRoot);
+      expect({ ...withCache, stderr: withCache.stderr.slice(withCache.stderr.indexOf('\n') + 1) }).toEqual(expected);
+      // what another node version's cache looks like to this one: data V8 cannot use
+      writeFileSync(join(copy.root, 'pkg', 'dist', 'lib', `${fn}.cache`), Buffer.alloc(4096, 7));
+      const rejected = run(copy.bin(fn), copy.root, report);
+      expect(rejected.stderr.split('\n')[0]).toBe(`${fn}: code cache rejected`);
+      expect({ ...rejected, stderr: rejected.stderr.slice(rejected.stderr.indexOf('\n') + 1) }).toEqual(expected);
+      rmSync(join(copy.root, 'pkg', 'dist', 'lib', `${fn}.cache`));
+      const missing = run(copy.bin(fn), copy.root, report);
+      expect(missing.stderr.split('\n')[0]).toBe(`${fn}: code cache missing`);
+      expect({ ...missing, stderr: missing.stderr.slice(missing.stderr.indexOf('\n') + 1) }).toEqual(expected);
+    });
+  }
+
+  it('a launcher without its code says what is missing, without a stack trace', () => {
+    const copy = copyOfDist();
+    rmSync(join(copy.root, 'pkg', 'dist', 'lib'), { recursive: true });
+    const r = run(copy.bin(FUNCTIONS[0]!), copy.root);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(new RegExp(`^${FUNCTIONS[0]}: .*lib/${FUNCTIONS[0]}\\.js: ENOENT: install dist/ whole`));
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});
