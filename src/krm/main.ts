@@ -510,6 +510,8 @@ interface BundleOptions {
 }
 
 function bundleOptions(argv: string[]): BundleOptions {
+  // no arguments (how kpt and kustomize run a function): node's parseArgs is not even loaded
+  if (argv.length === 0) return { help: false };
   const { values } = parseArgs({
     args: argv,
     strict: true,

@@ -6,12 +6,36 @@
  * our own build output, never input.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
 import type { CompiledValidator } from '../krm/index.js';
 import { PACKED_NAMES } from './generated/packed.js';
 
 const packedNames = new Set(PACKED_NAMES);
+
+/** Set by the build's code-cache run (scripts/code-cache.cjs): the scripts compiled, by the path of their cache. */
+const CODE_CACHE_RUN = Symbol.for('baremetal-krm.code-cache-run');
+
+type ModuleFunction = (module: { exports: unknown }, exports: unknown, require: (id: string) => unknown) => void;
+
+/**
+ * Compiles a packed module with V8's code cache beside it (<name>.cjs.cache, made by the build's
+ * code-cache run for the kinds it met) when there is one; V8 rejects a cache another node made,
+ * and the source is then compiled as usual.
+ */
+function compileModule(path: string): ModuleFunction {
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = readFileSync(`${path}.cache`);
+  } catch {
+    // no cache: compile
+  }
+  const source = `(function (module, exports, require) {${readFileSync(path, 'utf8')}\n})`;
+  const script = new Script(source, { filename: `dist/lazy/validate/${basename(path)}`, cachedData });
+  (globalThis as { [CODE_CACHE_RUN]?: Map<string, Script> })[CODE_CACHE_RUN]?.set(`${path}.cache`, script);
+  return script.runInThisContext() as ModuleFunction;
+}
 
 /** Where the sources are: dist/lazy/validate beside a bundle (import.meta.url is '' there), else generated/packed. */
 function packedPath(name: string): string {
@@ -52,13 +76,13 @@ const cache = new Map<string, unknown>();
 export function unpack(name: string): unknown {
   if (cache.has(name)) return cache.get(name);
   if (!packedNames.has(name)) return undefined;
-  const src = readFileSync(packedPath(name), 'utf8');
+  const moduleFunction = compileModule(packedPath(name));
   const module = { exports: {} as unknown };
   const req = (id: string): unknown => {
     if (id in HELPERS) return HELPERS[id];
     throw new Error(`intent-validate: packed module ${name} needs ${id}`);
   };
-  new Function('module', 'exports', 'require', src)(module, module.exports, req);
+  moduleFunction(module, module.exports, req);
   cache.set(name, module.exports);
   return module.exports;
 }
