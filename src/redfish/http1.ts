@@ -310,7 +310,7 @@ class Connection {
     this.#armed = 0; // set again, even to the same value
     if (this.#phase === 'idle') {
       const left = this.#keepAliveMs - (Date.now() - this.#idleSince);
-      if (left > 0 && fired < this.#keepAliveMs) return this.#arm(left);
+      if (left > 0 && fired < this.#keepAliveMs) return void this.#arm(left);
       this.pool.dropIdle(this);
       return void this.socket.destroy();
     }
