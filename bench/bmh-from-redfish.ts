@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import os from 'node:os';
 import { join } from 'node:path';
+import { startTimes } from './_util.js';
 
 const root = join(import.meta.dirname, '..');
 const N = 1000;
@@ -276,6 +277,17 @@ const sections = process.env.BMH_BENCH?.split(',').map((x) => x.trim());
 const wanted = (name: string) => !sections || sections.includes(name);
 
 export async function run(): Promise<void> {
+  // what "before it" holds besides reading the BMCs: Node's own start and the bundle's, without a BMC
+  const empty = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n';
+  const start = startTimes(
+    { node: ['-e', '0'], bundle: [join(root, 'dist/bmh-from-redfish.cjs')] },
+    empty,
+    { PATH: process.env.PATH ?? '' },
+    7,
+  );
+  console.log(
+    `  process start (median of 7): node -e 0 ${start.node!.toFixed(0)} ms, the bundle on an empty ResourceList ${start.bundle!.toFixed(0)} ms (start to exit)`,
+  );
   if (wanted('1000')) {
     const sim = startSim();
     try {
