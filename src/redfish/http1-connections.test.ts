@@ -5,8 +5,8 @@
  * buffer, 64 KiB) arrive whole. Timers fire late under load, never early: the checks wait for
  * what must happen and look for what must not have happened yet only well before it is due.
  */
-import { createServer, type Server, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { createServer, Socket as NetSocket, type Server, type Socket } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type Handler, Http1Pool } from './http1.js';
 
 interface Served {
@@ -102,6 +102,20 @@ describe('Redfish transport connections', () => {
     const t = Date.now();
     expect(await get(pool, 200)).toEqual({ code: 'UND_ERR_HEADERS_TIMEOUT' });
     expect(Date.now() - t).toBeGreaterThanOrEqual(190);
+  });
+
+  it("sets a kept-alive connection's timeout once, not once per request (work count)", async () => {
+    const { pool, served } = await setup((n) => `{"n":${n}}`, 30_000);
+    const setTimeoutCalls = vi.spyOn(NetSocket.prototype, 'setTimeout');
+    try {
+      for (let n = 0; n < 50; n++) expect(await get(pool, 5000)).toEqual({ body: `{"n":${n}}` });
+      // the connect timeout, then the request timeout: the same timer serves every later request
+      expect(setTimeoutCalls.mock.calls.length).toBeGreaterThanOrEqual(1); // the spy sees the connection
+      expect(setTimeoutCalls.mock.calls.length).toBeLessThanOrEqual(2);
+    } finally {
+      setTimeoutCalls.mockRestore();
+    }
+    expect(served.sockets).toHaveLength(1);
   });
 
   it('refuses a path holding CR, LF or NUL with headers already sent before (no request splitting)', async () => {
