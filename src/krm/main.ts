@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { type PackageFile, packageFiles, sinkResourceList, sourceResourceList } from './local-package.js';
 import { KrmError, type KubeObject } from './kube-object.js';
 import { Context } from './context.js';
-import { readInput, writeOutputChunks, type ParsedInput } from './resource-list.js';
+import { joinChunks, type OutputChunk, readInput, writeOutputChunks, type ParsedInput } from './resource-list.js';
 import { decodeUtf8, MAX_INPUT_BYTES, NotUtf8Error, readAllBytes, tooLarge } from './input-bytes.js';
 import { plainYaml } from './emit.js';
 import { loadYaml } from './fast-yaml.js';
@@ -52,8 +52,8 @@ export interface FunctionDefinition<Spec> {
 export interface RunOutput {
   /** the output text (stdout) */
   readonly output: string;
-  /** the same in pieces, as written */
-  chunks: string[];
+  /** the same in pieces, as written (the results made as they are written) */
+  chunks: OutputChunk[];
   exitCode: number;
   results: Result[];
   stderr: string;
@@ -127,12 +127,12 @@ export function readSpec<Spec>(def: ConfigDefinition, fc: KubeObject | undefined
 }
 
 /** The output of one run; `output` joins `chunks` (slices of the input where nothing changed). */
-function runOutput(chunks: string[], exitCode: number, results: Result[], stderr: string): RunOutput {
+function runOutput(chunks: OutputChunk[], exitCode: number, results: Result[], stderr: string): RunOutput {
   let joined: string | undefined;
   return {
     chunks,
     get output(): string {
-      joined ??= chunks.join('');
+      joined ??= joinChunks(chunks);
       return joined;
     },
     exitCode,
@@ -352,7 +352,7 @@ function writtenSummary(before: readonly KubeObject[], after: readonly KubeObjec
   return `wrote ${parts.join(', ')} item(s)`;
 }
 
-function finish(chunks: string[], results: Result[]): RunOutput {
+function finish(chunks: OutputChunk[], results: Result[]): RunOutput {
   const errors = results.filter((r) => r.severity === 'error');
   const warnings = results.filter((r) => r.severity === 'warning');
   let stderr = '';
@@ -447,10 +447,10 @@ async function readStdinStream(): Promise<Buffer> {
  * Writes text chunks to fd 1 or 2 synchronously, about 1 MiB at a time (small chunks joined,
  * large ones cut: the output never exists whole as bytes); falls back to the process stream on EAGAIN.
  */
-async function write(fd: 1 | 2, chunks: readonly string[]): Promise<void> {
+async function write(fd: 1 | 2, chunks: readonly OutputChunk[]): Promise<void> {
   const PIECE = 1 << 20;
   let batch = '';
-  for (const chunk of chunks) {
+  for (const chunk of texts(chunks)) {
     for (let at = 0; at < chunk.length; ) {
       let to = Math.min(chunk.length, at + PIECE);
       const last = chunk.charCodeAt(to - 1);
@@ -463,6 +463,14 @@ async function write(fd: 1 | 2, chunks: readonly string[]): Promise<void> {
     }
   }
   if (batch) await writeText(fd, batch);
+}
+
+/** The chunks' texts in order, lazy ones made as they are reached. */
+function* texts(chunks: readonly OutputChunk[]): Generator<string> {
+  for (const c of chunks) {
+    if (typeof c === 'string') yield c;
+    else yield* c.pieces();
+  }
 }
 
 /**
