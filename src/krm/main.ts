@@ -10,7 +10,7 @@ import { type PackageFile, packageFiles, sinkResourceList, sourceResourceList } 
 import { KrmError, type KubeObject } from './kube-object.js';
 import { Context } from './context.js';
 import { joinChunks, type OutputChunk, readInput, writeOutputChunks, type ParsedInput } from './resource-list.js';
-import { decodeUtf8, MAX_INPUT_BYTES, NotUtf8Error, readAllBytes, tooLarge } from './input-bytes.js';
+import { collectGarbage, decodeUtf8, MAX_INPUT_BYTES, NotUtf8Error, readAllBytes, tooLarge } from './input-bytes.js';
 import { plainYaml } from './emit.js';
 import { loadYaml } from './fast-yaml.js';
 import { formatResult, Results, type Result } from './results.js';
@@ -473,21 +473,6 @@ function* texts(chunks: readonly OutputChunk[]): Generator<string> {
   }
 }
 
-/**
- * One full garbage collection, now: after a large input is decoded its bytes are garbage, but
- * V8 would keep them until its old space doubles, which is the run's peak memory. Costs a few
- * milliseconds with a young heap; skipped when the runtime does not allow it.
- */
-function collectGarbage(): void {
-  try {
-    const v8 = require('node:v8') as typeof import('node:v8');
-    v8.setFlagsFromString('--expose-gc');
-    (require('node:vm') as typeof import('node:vm')).runInNewContext('gc')();
-  } catch {
-    // not possible here: memory is freed later
-  }
-}
-
 /** One buffer for all output (UTF-8 takes at most 3 bytes per UTF-16 unit): no garbage per piece. */
 let outBuffer: Buffer | undefined;
 
@@ -507,6 +492,30 @@ async function writeText(fd: 1 | 2, text: string): Promise<void> {
     if (stream.write(rest)) resolve();
     else stream.once('drain', resolve);
   });
+}
+
+/** What a writer waits on when a non-blocking pipe is full (Atomics.wait: a synchronous sleep). */
+let pause: Int32Array | undefined;
+
+/**
+ * Writes text to fd 1 or 2 now, synchronously, for callers that write line by line (the CLI):
+ * the process stream to a pipe keeps every piece in memory until the event loop runs (60k
+ * finding lines: 50 MiB at the peak). A full non-blocking pipe (EAGAIN) is waited for, a
+ * millisecond at a time, as a blocking pipe would be.
+ */
+export function writeNow(fd: 1 | 2, text: string): void {
+  if (!outBuffer || outBuffer.length < text.length * 3) outBuffer = Buffer.allocUnsafe(Math.max(text.length * 3, 1 << 16));
+  const length = outBuffer.write(text, 0, 'utf8');
+  let off = 0;
+  while (off < length) {
+    try {
+      off += writeSync(fd, outBuffer, off, length - off);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      pause ??= new Int32Array(new SharedArrayBuffer(4));
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
 }
 
 /** The bundle's own options (kpt and kustomize pass none): a folder in place of stdin and stdout. */
