@@ -4,7 +4,7 @@
  * summary per severity, and exits 1 on any error.
  */
 import { readdirSync, realpathSync, statSync } from 'node:fs';
-import { API_VERSION, collectGarbage, KrmError, Results, formatResult, loadYaml, readSpec } from '../krm/index.js';
+import { API_VERSION, collectGarbage, KrmError, LARGE_INPUT, Results, formatResult, loadYaml, readSpec } from '../krm/index.js';
 import { KubeObject } from '../krm/index.js';
 import { analyse, CONFIG, type Finding, type IntentValidateSpec, lineOfPath, readExtraCrds, RULES, rulesHelp } from '../validate/index.js';
 import { dirname, join, resolve } from 'node:path';
@@ -253,9 +253,6 @@ function pathsOnce(): Paths {
   };
   return { absolute, folderOf };
 }
-
-/** Inputs from which a full garbage collection between phases pays for itself (it lowers the peak). */
-const LARGE_INPUT = 16 * 1024 * 1024;
 
 /** Every finding of intent-validate's rules on the files, with file and line. */
 async function validateFiles(files: string[], spec: IntentValidateSpec, findings: CiFinding[], secrets: Redactor): Promise<number> {

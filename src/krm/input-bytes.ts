@@ -11,6 +11,9 @@ export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
 
 const MIB = 1024 * 1024;
 
+/** An input from which a full garbage collection between phases pays for itself (collectGarbage). */
+export const LARGE_INPUT = 16 * MIB;
+
 /** Offset of the first byte that does not belong to a valid UTF-8 sequence, or -1. */
 function firstInvalidUtf8(b: Uint8Array): number {
   for (let i = 0; i < b.length; ) {

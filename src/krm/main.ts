@@ -10,7 +10,7 @@ import { type PackageFile, packageFiles, sinkResourceList, sourceResourceList } 
 import { KrmError, type KubeObject } from './kube-object.js';
 import { Context } from './context.js';
 import { joinChunks, type OutputChunk, readInput, writeOutputChunks, type ParsedInput } from './resource-list.js';
-import { collectGarbage, decodeUtf8, MAX_INPUT_BYTES, NotUtf8Error, readAllBytes, tooLarge } from './input-bytes.js';
+import { collectGarbage, decodeUtf8, LARGE_INPUT, MAX_INPUT_BYTES, NotUtf8Error, readAllBytes, tooLarge } from './input-bytes.js';
 import { plainYaml } from './emit.js';
 import { loadYaml } from './fast-yaml.js';
 import { formatResult, Results, type Result } from './results.js';
@@ -279,6 +279,8 @@ export async function runFunction<Spec>(
       }
     }
     results.list.push(...ctx.results.list);
+    // what the function worked with is garbage now: freed before the output is made, not under it
+    if (text.length >= LARGE_INPUT) collectGarbage();
   }
   for (const n of parsed.notes) results.info(n, { rule: 'input' });
   for (const o of parsed.items) for (const n of o.notes) results.info(n, { rule: 'input', object: o });
@@ -418,7 +420,7 @@ async function readStdin(): Promise<string | Buffer> {
     if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
     bytes = await readStdinStream();
   }
-  const large = bytes.length >= 16 * 1024 * 1024;
+  const large = bytes.length >= LARGE_INPUT;
   if (large) collectGarbage(); // the chunks a pipe was read in
   let text: string;
   try {
