@@ -317,6 +317,9 @@ export class KubeObject {
       apiVersion: typeof o.apiVersion === 'string' ? intern(o.apiVersion) : '',
       kind: typeof o.kind === 'string' ? intern(o.kind) : '',
       metadata,
+      // filled when asked; declared here so that they live in the object, not in a second array
+      annotations: undefined,
+      labels: undefined,
     };
     return this.#header;
   }

@@ -72,6 +72,61 @@ export function headOf(o: KubeObject, tree: Tree | undefined): Head {
   };
 }
 
+function nonEmpty(m: Record<string, string>): Record<string, string> {
+  for (const _ in m) return m;
+  return NONE;
+}
+
+function sameMap(a: Record<string, string>, b: Record<string, string>): boolean {
+  let n = 0;
+  for (const k in a) {
+    if (!Object.hasOwn(b, k) || a[k] !== b[k]) return false;
+    n++;
+  }
+  for (const _ in b) n--;
+  return n === 0;
+}
+
+/**
+ * The head as the object's own header says it (read at input and kept by the object): its
+ * strings and maps, nothing copied. Undefined when the header cannot be read.
+ */
+function ownHead(o: KubeObject): Head | undefined {
+  try {
+    return {
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      group: intern(o.group),
+      name: o.name,
+      namespace: o.namespace,
+      labels: nonEmpty(o.labels),
+      annotations: nonEmpty(o.annotations),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The head of an item for the analysis: the object's own (nothing kept twice, `shared`) when it
+ * says what the tree says, which is the usual case; else the tree's.
+ */
+export function analysisHead(o: KubeObject, tree: Tree | undefined): { head: Head; shared: boolean } {
+  const head = headOf(o, tree);
+  if (!tree) return { head, shared: false };
+  const own = ownHead(o);
+  const same =
+    own !== undefined &&
+    own.apiVersion === head.apiVersion &&
+    own.kind === head.kind &&
+    own.group === head.group &&
+    own.name === head.name &&
+    own.namespace === head.namespace &&
+    sameMap(own.labels, head.labels) &&
+    sameMap(own.annotations, head.annotations);
+  return same ? { head: own, shared: true } : { head, shared: false };
+}
+
 const DEFAULT_SEVERITY = new Map(RULES.map((r) => [r.id, r.severity]));
 
 /** Compiles `Kind/ns/name` patterns with `*` into a matcher over an object. */
@@ -175,10 +230,13 @@ export class RuleContext {
     this.nowValid = Number.isFinite(this.now);
   }
 
-  /** Adds an item (with its head) to the index; the pass calls it once per item, in input order. */
-  index(o: KubeObject, head: Head): void {
+  /**
+   * Adds an item (with its head) to the index; the pass calls it once per item, in input order.
+   * A head `shared` with the object (analysisHead) is not kept: head(o) reads it from the object.
+   */
+  index(o: KubeObject, head: Head, shared = false): void {
     this.#items.push(o);
-    this.#heads.set(o, head);
+    if (!shared) this.#heads.set(o, head);
     const list = this.#byKind.get(head.kind);
     if (list) list.push(o);
     else this.#byKind.set(head.kind, [o]);
@@ -187,7 +245,7 @@ export class RuleContext {
 
   /** The head of an indexed item. */
   head(o: KubeObject): Head {
-    return this.#heads.get(o) ?? headOf(o, undefined);
+    return this.#heads.get(o) ?? ownHead(o) ?? headOf(o, undefined);
   }
 
   /** Every object the analysis was given, Kptfile included (the pass reads them). */
@@ -247,7 +305,10 @@ export class RuleContext {
     this.count('lookups');
     if (!this.#grouped) {
       this.#grouped = new KeyedMap();
-      for (const h of this.#heads.values()) this.#grouped.set([h.group, h.kind, h.namespace ?? '', h.name], true);
+      for (const o of this.#items) {
+        const h = this.head(o);
+        this.#grouped.set([h.group, h.kind, h.namespace ?? '', h.name], true);
+      }
     }
     return this.#grouped.has([group, kind, ns ?? '', name]);
   }
@@ -257,7 +318,10 @@ export class RuleContext {
     this.count('lookups');
     if (!this.#named) {
       this.#named = new KeyedMap();
-      for (const h of this.#heads.values()) this.#named.set([h.kind, h.name], true);
+      for (const o of this.#items) {
+        const h = this.head(o);
+        this.#named.set([h.kind, h.name], true);
+      }
     }
     return this.#named.has([kind, name]) || this.external(kind, undefined, name);
   }
