@@ -6,7 +6,8 @@
  * `.sops.yaml`, `.github/`, README. Everything is checked before the first write.
  */
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, rmSync, rmdirSync, writeFileSync } from 'node:fs';
-import { dirname, isAbsolute, join, posix, relative, resolve } from 'node:path';
+import { dirname, join, posix, resolve } from 'node:path';
+import { blockedParent, isInside, targetInside } from '../krm/index.js';
 
 export class WriteError extends Error {}
 
@@ -24,21 +25,6 @@ function removeEmptiedDirs(root: string, removed: readonly string[]): void {
   const dirs = new Set(removed.map((f) => dirname(join(root, f))));
   for (const start of [...dirs].sort((a, b) => b.length - a.length))
     for (let d = start; d !== root && existsSync(d) && readdirSync(d).length === 0; d = dirname(d)) rmdirSync(d);
-}
-
-const inside = (root: string, p: string): boolean => {
-  const rel = relative(root, p);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
-};
-
-/** Every parent of `target` up to `root` that exists is a real folder inside root (no link out). */
-function checkParents(root: string, realRoot: string, target: string): void {
-  for (let d = dirname(target); d !== root && inside(root, d); d = dirname(d)) {
-    if (!existsSync(d)) continue;
-    const st = lstatSync(d);
-    if (st.isSymbolicLink() || !st.isDirectory() || !inside(realRoot, realpathSync(d)))
-      throw new WriteError(`${d} is not a folder inside ${root} (a file or a symbolic link): refusing to write through it`);
-  }
 }
 
 /** The `- entry` lines of a kustomization.yaml a render wrote (flatten.ts writes them one per line, unquoted). */
@@ -61,7 +47,7 @@ function renderedFiles(root: string, ownedMarker: string): Set<string> {
   // a listed file through a linked folder is outside: never ours to remove
   const realFolderInside = (f: string): boolean => {
     const real = realpathSync(dirname(join(root, f)));
-    return real === realRoot || inside(realRoot, real);
+    return real === realRoot || isInside(realRoot, real);
   };
   const walk = (rel: string): void => {
     for (const e of readdirSync(join(root, rel), { withFileTypes: true })) {
@@ -99,13 +85,16 @@ function checkOwned(dir: string, root: string, ownedMarker: string): void {
 
 /** Every target is inside root, not a dot-entry, not through or onto a link, and not over a file no render wrote. */
 function checkTargets(dir: string, root: string, files: ReadonlyMap<string, string>, owned: ReadonlySet<string>): void {
-  const realRoot = realpathSync(root);
   for (const [rel, text] of files) {
-    const target = resolve(root, rel);
-    if (isAbsolute(rel) || rel.split('/').includes('..') || !inside(root, target))
-      throw new WriteError(`${rel}: outside ${dir}, refusing to write it`);
+    const inside = targetInside(root, rel);
+    if ('problem' in inside && inside.problem === 'unusable name')
+      throw new WriteError(`${rel}: not a usable file name, refusing to write it`);
+    if ('problem' in inside || rel.split('/').includes('..')) throw new WriteError(`${rel}: outside ${dir}, refusing to write it`);
+    const { target } = inside;
     if (rel.split('/').some(isDotEntry)) throw new WriteError(`${rel}: a dot-file or dot-folder, which render never writes`);
-    checkParents(root, realRoot, target);
+    const blocked = blockedParent(root, target);
+    if (blocked)
+      throw new WriteError(`${blocked} is not a folder inside ${root} (a file or a symbolic link): refusing to write through it`);
     const st = lstatSync(target, { throwIfNoEntry: false });
     if (st?.isSymbolicLink()) throw new WriteError(`${target} is a symbolic link: refusing to write through it`);
     if (st && !owned.has(rel) && !(st.isFile() && readFileSync(target, 'utf8') === text))

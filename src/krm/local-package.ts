@@ -23,9 +23,10 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import ignore from 'ignore';
 import { sameData } from './data.js';
+import { blockedParent, targetInside } from './file-target.js';
 import { decodeUtf8 } from './input-bytes.js';
 import { ANN, KrmError, type KubeObject } from './kube-object.js';
 import { readInput } from './resource-list.js';
@@ -201,17 +202,17 @@ function filesOf(items: readonly KubeObject[], sourced: ReadonlyMap<string, Sour
 
 /** Checks a path of the sink before anything is written: inside, not through a link, writable. */
 function checkPath(root: string, path: string): string {
-  if (path.includes('\0') || path.includes('\\'))
-    throw new KrmError(`an item's ${ANN.path} "${JSON.stringify(path).slice(1, -1)}" is not a usable file name: nothing written`);
-  const target = resolve(root, path);
+  const inside = targetInside(root, path);
+  if ('problem' in inside)
+    throw new KrmError(
+      inside.problem === 'unusable name'
+        ? `an item's ${ANN.path} "${JSON.stringify(path).slice(1, -1)}" is not a usable file name: nothing written`
+        : `an item's ${ANN.path} "${path}" is outside the sink folder: nothing written`,
+    );
+  const { target } = inside;
   const rel = relative(root, target);
-  if (isAbsolute(path) || rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
-    throw new KrmError(`an item's ${ANN.path} "${path}" is outside the sink folder: nothing written`);
-  let d = dirname(target);
-  for (; d !== root && !existsSync(d); d = dirname(d));
-  for (let p = d; p !== root; p = dirname(p))
-    if (!lstatSync(p).isDirectory())
-      throw new KrmError(`${relative(root, p)} in the sink folder is not a folder (a file or a link): nothing written`);
+  const blocked = blockedParent(root, target);
+  if (blocked) throw new KrmError(`${relative(root, blocked)} in the sink folder is not a folder (a file or a link): nothing written`);
   const writable = (p: string): boolean => {
     try {
       accessSync(p, constants.W_OK);
@@ -220,6 +221,8 @@ function checkPath(root: string, path: string): string {
       return false;
     }
   };
+  let d = dirname(target);
+  for (; d !== root && !existsSync(d); d = dirname(d));
   if (existsSync(target)) {
     if (!lstatSync(target).isFile())
       throw new KrmError(`${rel} in the sink folder is not a regular file (a link or a folder): nothing written`);

@@ -491,8 +491,19 @@ export function hasAliasTokens(text: string): boolean {
  * input, so that every function reports them, not only one that reads them. Cheap; may over-match.
  */
 export function readWholeAtInput(text: string): boolean {
-  return hasAliasTokens(text) || / {200}|(?:[[{][^[\]{}\n]{0,64}){32}|(?:- +){32}/.test(text);
+  // three tests, each behind a cheap substring check: one regex with the three alternatives
+  // tried a match at every space of the text (~3 µs on a BareMetalHost, 10% of a pass-through)
+  return (
+    hasAliasTokens(text) ||
+    text.includes(DEEP_INDENT) ||
+    ((text.includes('[') || text.includes('{')) && DEEP_FLOW.test(text)) ||
+    (DASH_SPACE_DASH.test(text) && DEEP_DASHES.test(text))
+  );
 }
+const DEEP_INDENT = ' '.repeat(200);
+const DEEP_FLOW = /(?:[[{][^[\]{}\n]{0,64}){32}/;
+const DASH_SPACE_DASH = /- +-/;
+const DEEP_DASHES = /(?:- +){32}/;
 
 /**
  * Marks the entries that use an alias without an anchor of that name in the entry: they may
