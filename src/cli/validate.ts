@@ -4,7 +4,7 @@
  * summary per severity, and exits 1 on any error.
  */
 import { readdirSync, realpathSync, statSync } from 'node:fs';
-import { API_VERSION, collectGarbage, KrmError, LARGE_INPUT, Results, formatResult, loadYaml, readSpec } from '../krm/index.js';
+import { API_VERSION, collectBeforeResults, collectGarbage, KrmError, Results, formatResult, loadYaml, readSpec } from '../krm/index.js';
 import { KubeObject } from '../krm/index.js';
 import { analyse, CONFIG, type Finding, type IntentValidateSpec, lineOfPath, readExtraCrds, RULES, rulesHelp } from '../validate/index.js';
 import { dirname, join, resolve } from 'node:path';
@@ -282,8 +282,8 @@ async function validateFiles(files: string[], spec: IntentValidateSpec, findings
       unreadable: (o, message) => inputError(fileOf.get(o)!, message),
     },
   );
-  // the analysis's working state (indexes, records) is garbage now: freed before the findings are made, not on top of them
-  if (read.size >= LARGE_INPUT) collectGarbage();
+  // the analysis's working state (indexes, records) is garbage now: freed before many findings are made, not under them
+  if (collectBeforeResults(read.size, a.findings.length)) collectGarbage();
   // what the reader accepted as go-yaml does, though it is not standard YAML
   for (const f of krm)
     for (const n of f.object.notes) findings.push({ rule: 'input', severity: 'info', message: n, file: f.path, line: f.line });

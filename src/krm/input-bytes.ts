@@ -14,6 +14,16 @@ const MIB = 1024 * 1024;
 /** An input from which a full garbage collection between phases pays for itself (collectGarbage). */
 export const LARGE_INPUT = 16 * MIB;
 
+/**
+ * Whether to collect the garbage of a run's work before its results are made into output: a
+ * large input with many results (60k results on 20k objects: the results would stack on top
+ * of the garbage, +30 MiB at the peak). With few results the peak is the work itself, and the
+ * collection would only cost time (~5% at 100k objects).
+ */
+export function collectBeforeResults(inputChars: number, results: number): boolean {
+  return inputChars >= LARGE_INPUT && results >= 10_000;
+}
+
 /** Offset of the first byte that does not belong to a valid UTF-8 sequence, or -1. */
 function firstInvalidUtf8(b: Uint8Array): number {
   for (let i = 0; i < b.length; ) {

@@ -10,7 +10,16 @@ import { type PackageFile, packageFiles, sinkResourceList, sourceResourceList } 
 import { KrmError, type KubeObject } from './kube-object.js';
 import { Context } from './context.js';
 import { joinChunks, type OutputChunk, readInput, writeOutputChunks, type ParsedInput } from './resource-list.js';
-import { collectGarbage, decodeUtf8, LARGE_INPUT, MAX_INPUT_BYTES, NotUtf8Error, readAllBytes, tooLarge } from './input-bytes.js';
+import {
+  collectBeforeResults,
+  collectGarbage,
+  decodeUtf8,
+  LARGE_INPUT,
+  MAX_INPUT_BYTES,
+  NotUtf8Error,
+  readAllBytes,
+  tooLarge,
+} from './input-bytes.js';
 import { plainYaml } from './emit.js';
 import { loadYaml } from './fast-yaml.js';
 import { formatResult, Results, type Result } from './results.js';
@@ -279,8 +288,8 @@ export async function runFunction<Spec>(
       }
     }
     results.list.push(...ctx.results.list);
-    // what the function worked with is garbage now: freed before the output is made, not under it
-    if (text.length >= LARGE_INPUT) collectGarbage();
+    // what the function worked with is garbage now: freed before many results are made into output, not under them
+    if (collectBeforeResults(text.length, ctx.results.list.length)) collectGarbage();
   }
   for (const n of parsed.notes) results.info(n, { rule: 'input' });
   for (const o of parsed.items) for (const n of o.notes) results.info(n, { rule: 'input', object: o });
