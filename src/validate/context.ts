@@ -211,9 +211,9 @@ export class RuleContext {
   readonly external: (kind: string, ns: string | undefined, name: string) => boolean;
   readonly #byKind = new Map<string, KubeObject[]>();
   readonly #ofKind = new Map<string, KubeObject[]>();
-  readonly #present = new KeyedMap<true>();
+  /** kind, namespace, name -> the API group of the object (several when objects of several groups share them) */
+  readonly #present = new KeyedMap<string | Set<string>>();
   #named: KeyedMap<true> | undefined;
-  #grouped: KeyedMap<true> | undefined;
   readonly #work: Map<string, number> | undefined;
   readonly #partial: Set<KubeObject>;
 
@@ -240,7 +240,12 @@ export class RuleContext {
     const list = this.#byKind.get(head.kind);
     if (list) list.push(o);
     else this.#byKind.set(head.kind, [o]);
-    this.#present.set([head.kind, head.namespace ?? '', head.name], true);
+    const key = [head.kind, head.namespace ?? '', head.name];
+    const groups = this.#present.get(key);
+    if (groups === undefined) this.#present.set(key, head.group);
+    else if (typeof groups === 'string') {
+      if (groups !== head.group) this.#present.set(key, new Set([groups, head.group]));
+    } else groups.add(head.group);
   }
 
   /** The head of an indexed item. */
@@ -303,14 +308,8 @@ export class RuleContext {
   /** Whether an object of this API group, kind, namespace and name is in the input (external ones not counted). */
   existsInGroup(kind: string, group: string, ns: string | undefined, name: string): boolean {
     this.count('lookups');
-    if (!this.#grouped) {
-      this.#grouped = new KeyedMap();
-      for (const o of this.#items) {
-        const h = this.head(o);
-        this.#grouped.set([h.group, h.kind, h.namespace ?? '', h.name], true);
-      }
-    }
-    return this.#grouped.has([group, kind, ns ?? '', name]);
+    const groups = this.#present.get([kind, ns ?? '', name]);
+    return groups === group || (typeof groups === 'object' && groups.has(group));
   }
 
   /** Whether an object of this kind and name is in the input in any namespace (or declared external). */
