@@ -213,6 +213,8 @@ export class RuleContext {
   readonly #ofKind = new Map<string, KubeObject[]>();
   /** kind, namespace, name -> the API group of the object (several when objects of several groups share them) */
   readonly #present = new KeyedMap<string | Set<string>>();
+  /** the kind, namespace and name of more than one item (few): only those can be duplicates */
+  readonly #repeated = new KeyedMap<true>();
   #named: KeyedMap<true> | undefined;
   readonly #work: Map<string, number> | undefined;
   readonly #partial: Set<KubeObject>;
@@ -242,8 +244,12 @@ export class RuleContext {
     else this.#byKind.set(head.kind, [o]);
     const key = [head.kind, head.namespace ?? '', head.name];
     const groups = this.#present.get(key);
-    if (groups === undefined) this.#present.set(key, head.group);
-    else if (typeof groups === 'string') {
+    if (groups === undefined) {
+      this.#present.set(key, head.group);
+      return;
+    }
+    this.#repeated.set(key, true);
+    if (typeof groups === 'string') {
       if (groups !== head.group) this.#present.set(key, new Set([groups, head.group]));
     } else groups.add(head.group);
   }
@@ -303,6 +309,11 @@ export class RuleContext {
   exists(kind: string, ns: string | undefined, name: string): boolean {
     this.count('lookups');
     return this.#present.has([kind, ns ?? '', name]) || this.external(kind, ns, name);
+  }
+
+  /** Whether more than one item has this kind, namespace and name (what a duplicate needs; not counted as a lookup). */
+  repeated(kind: string, ns: string | undefined, name: string): boolean {
+    return this.#repeated.has([kind, ns ?? '', name]);
   }
 
   /** Whether an object of this API group, kind, namespace and name is in the input (external ones not counted). */
