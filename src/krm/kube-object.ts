@@ -60,8 +60,11 @@ function asPath(path: Path | string): Path {
   return typeof path === 'string' ? path.split('.').filter((p) => p !== '') : path;
 }
 
+/** No labels or no annotations (most objects): one frozen map shared by every header. */
+const NO_STRINGS: Record<string, string> = Object.freeze({});
+
 function stringMap(v: unknown): Record<string, string> {
-  if (!isRecord(v)) return {};
+  if (!isRecord(v)) return NO_STRINGS;
   let strings = true;
   for (const k in v) if (typeof v[k] !== 'string') strings = false;
   if (strings) return v as Record<string, string>; // the usual case: no copy
