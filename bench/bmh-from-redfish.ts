@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import os from 'node:os';
 import { join } from 'node:path';
+import { startTimes } from './_util.js';
 
 const root = join(import.meta.dirname, '..');
 const N = 1000;
@@ -75,6 +76,8 @@ interface Run {
   rssMiB: number;
   /** CPU time of the function process (user + system), ms */
   cpuMs: number;
+  /** of which system time, ms (on loopback it includes the TCP receive work each write does for the simulator's end) */
+  sysMs: number;
   /** CPU time of the simulator process over the same run, ms */
   simCpuMs: number;
   perSystem: number;
@@ -117,6 +120,7 @@ async function once(sim: Sim, input: string, bmcCount = N): Promise<Run> {
     connections: c.connections,
     rssMiB: Number(/MAXRSS_KB=(\d+)/.exec(r.stderr)?.[1] ?? NaN) / 1024,
     cpuMs: cpuOf(r.stderr),
+    sysMs: Number(/CPU=[\d.]+\+([\d.]+)/.exec(r.stderr)?.[1] ?? NaN) * 1000,
     simCpuMs: c.cpuMs,
     perSystem: Number(m[4]),
     systems: Number(m[1]),
@@ -158,9 +162,10 @@ function startSim(extra: string[] = [], count = N, latency = LATENCY): Sim {
  */
 function cpuLine(runs: Run[], wallOf = (r: Run) => r.wallMs): string {
   const perRequest = runs.map((r) => r.cpuMs / r.served);
+  const sys = runs.map((r) => r.sysMs / r.served);
   const sim = runs.map((r) => r.simCpuMs / r.served);
   const rate = runs.map((r) => r.served / (wallOf(r) / 1000));
-  return `CPU per Redfish request ${Math.min(...perRequest).toFixed(3)} ms min, ${median(perRequest).toFixed(3)} ms median (function process, user + system, start to exit; the simulator's process apart: ${median(sim).toFixed(3)} ms); ${median(rate).toFixed(0)} requests/s`;
+  return `CPU per Redfish request ${Math.min(...perRequest).toFixed(3)} ms min, ${median(perRequest).toFixed(3)} ms median (function process, user + system, start to exit, of which system ${median(sys).toFixed(3)} ms: on loopback a write's system time includes the TCP receive work for the simulator's end; the simulator's process apart: ${median(sim).toFixed(3)} ms); ${median(rate).toFixed(0)} requests/s`;
 }
 
 /** The one-BMC floor and the 1,000-BMC settings (the bound's model, expand, the default), each several runs. */
@@ -268,17 +273,37 @@ async function scale(n: number, latency: number, runs: number): Promise<void> {
   }
 }
 
+/**
+ * The sections to run: all, or those named in BMH_BENCH (comma-separated: `1000`, `https`,
+ * `500x20`, `1000x50`, `10000x20`), e.g. `BMH_BENCH=500x20 npm run bench -- bmh-from-redfish`.
+ */
+const sections = process.env.BMH_BENCH?.split(',').map((x) => x.trim());
+const wanted = (name: string) => !sections || sections.includes(name);
+
 export async function run(): Promise<void> {
-  const sim = startSim();
-  try {
-    await thousandAt20(sim, JSON.parse(await nextLine(sim)) as { url: string }[]);
-  } finally {
-    sim.kill('SIGTERM');
+  // what "before it" holds besides reading the BMCs: Node's own start and the bundle's, without a BMC
+  const empty = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n';
+  const start = startTimes(
+    { node: ['-e', '0'], bundle: [join(root, 'dist/bmh-from-redfish.cjs')] },
+    empty,
+    { PATH: process.env.PATH ?? '' },
+    7,
+  );
+  console.log(
+    `  process start (median of 7): node -e 0 ${start.node!.toFixed(0)} ms, the bundle on an empty ResourceList ${start.bundle!.toFixed(0)} ms (start to exit)`,
+  );
+  if (wanted('1000')) {
+    const sim = startSim();
+    try {
+      await thousandAt20(sim, JSON.parse(await nextLine(sim)) as { url: string }[]);
+    } finally {
+      sim.kill('SIGTERM');
+    }
   }
-  await https();
-  await scale(500, 20, RUNS);
-  await scale(1000, 50, RUNS);
+  if (wanted('https')) await https();
+  if (wanted('500x20')) await scale(500, 20, Number(process.env.BMH_BENCH_RUNS ?? RUNS));
+  if (wanted('1000x50')) await scale(1000, 50, Number(process.env.BMH_BENCH_RUNS ?? RUNS));
   // 10,000 BMCs on loopback: one listener each in the simulator process
-  await scale(10_000, 20, 1);
+  if (wanted('10000x20')) await scale(10_000, 20, 1);
   console.log(`  machine: ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)} (other work shares them)`);
 }

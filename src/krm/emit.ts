@@ -94,15 +94,32 @@ const NOT_PLAIN = /^[\n\t ,[\]{}#&*!|>'"%@`]|^[?-]$|^[?-][ \t]|[\n:][ \t]|[ \t]\
 class Fallback extends Error {}
 const FALLBACK = new Fallback();
 
+/**
+ * Whether a YAML 1.1 reader could take `s` for something other than a string. Only a word
+ * (`yes`, `null` ...) or text starting with `-+.0-9eE` can match a number, timestamp or
+ * base-60 pattern: anything else is asked only about the words.
+ */
+function nonString(s: string): boolean {
+  const c = s.charCodeAt(0);
+  const numberLike = (c >= 48 && c <= 57) || c === 45 || c === 43 || c === 46 || c === 101 || c === 69;
+  return numberLike ? YAML11_NON_STRING.some((re) => re.test(s)) : isYaml11Word(s);
+}
+
+/** How strings were written (keys and values repeat from item to item), up to a bound. */
+const written = new Map<string, string>();
+
 function fastString(s: string): string {
+  const known = written.get(s);
+  if (known !== undefined) return known;
   // printable ASCII, one line: anything else (block literals, escapes) is yaml's to write
   if (!/^[\x20-\x7e]*$/.test(s)) throw FALLBACK;
   if (/^(?:%|---|\.\.\.)/.test(s)) throw FALLBACK; // document markers: yaml's rules depend on the indentation
-  const plain = s !== '' && !NOT_PLAIN.test(s) && !YAML11_NON_STRING.some((re) => re.test(s));
-  if (plain) return s;
+  const plain = s !== '' && !NOT_PLAIN.test(s) && !nonString(s);
   // quotedString: double quotes unless the string holds a double quote and no single one
-  if (s.includes('"') || s.includes('\\')) throw FALLBACK;
-  return `"${s}"`;
+  if (!plain && (s.includes('"') || s.includes('\\'))) throw FALLBACK;
+  const out = plain ? s : `"${s}"`;
+  if (written.size < 8192 && s.length <= 256) written.set(s, out);
+  return out;
 }
 
 function fastScalar(v: unknown): string {

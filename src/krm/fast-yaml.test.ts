@@ -184,6 +184,17 @@ describe('fastLoad', () => {
     }
   });
 
+  it('reads a long list of mappings (more collections than the depth limit, shallow) and refuses only deep nesting', () => {
+    // a functionConfig listing 1,000 BMCs: 1,002 collections, none deeper than 4
+    const entries = Array.from({ length: 1000 }, (_, i) => `  - address: http://127.0.0.1:${40000 + i}\n    name: node-${i}\n`);
+    const wide = `spec:\n  bmcs:\n${entries.join('')}`;
+    expect(fastLoad(wide)).toEqual(yaml11(wide));
+    const nested = (levels: number) =>
+      Array.from({ length: levels }, (_, i) => `${'  '.repeat(i)}k:\n`).join('') + `${'  '.repeat(levels)}v: 1\n`;
+    expect(fastLoad(nested(255))).toEqual(yaml11(nested(255)));
+    expect(fastLoad(nested(300))).toBeUndefined(); // yaml-read reports it, positioned
+  });
+
   it('loadYaml falls back to yaml and keeps YAML 1.1 meaning', () => {
     expect(loadYaml('a: &x yes\nb: *x\n')).toEqual({ a: true, b: true });
     expect(loadYaml('mode: 0644\n')).toEqual({ mode: 420 });

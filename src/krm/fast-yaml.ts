@@ -307,8 +307,15 @@ class BlockReader {
   depth = 0;
   constructor(readonly lines: Line[]) {}
 
-  deeper(): void {
+  /**
+   * Runs `read` one collection deeper: the depth counts the collections open around the current
+   * line (nesting), not every collection read, so a long list of small mappings stays fast.
+   */
+  deeper<T>(read: () => T): T {
     if (++this.depth > MAX_DEPTH) throw UNSURE; // yaml-read reports it, positioned
+    const v = read();
+    this.depth--;
+    return v;
   }
 
   skipBlank(): void {
@@ -325,7 +332,10 @@ class BlockReader {
 
   /** A block sequence whose first entry is `text` at column `indent`. */
   seq(indent: number, firstText: string): unknown[] {
-    this.deeper();
+    return this.deeper(() => this.#entries(indent, firstText));
+  }
+
+  #entries(indent: number, firstText: string): unknown[] {
     const out: unknown[] = [];
     let text: string | undefined = firstText;
     for (;;) {
@@ -433,7 +443,10 @@ class BlockReader {
   }
 
   map(indent: number, firstText: string): Record<string, unknown> {
-    this.deeper();
+    return this.deeper(() => this.#pairs(indent, firstText));
+  }
+
+  #pairs(indent: number, firstText: string): Record<string, unknown> {
     const out: Record<string, unknown> = {};
     let text = firstText;
     for (;;) {

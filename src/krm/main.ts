@@ -455,25 +455,38 @@ async function readStdinStream(): Promise<Buffer> {
 }
 
 /**
- * Writes text chunks to fd 1 or 2 synchronously, about 1 MiB at a time (small chunks joined,
- * large ones cut: the output never exists whole as bytes); falls back to the process stream on EAGAIN.
+ * Writes text chunks to fd 1 or 2 synchronously, about 1 MiB at a time: each chunk is encoded
+ * straight into one buffer (no string of joined chunks to flatten; large chunks cut, never
+ * inside a surrogate pair: the output never exists whole as bytes); falls back to the process
+ * stream on EAGAIN.
  */
 async function write(fd: 1 | 2, chunks: readonly OutputChunk[]): Promise<void> {
   const PIECE = 1 << 20;
-  let batch = '';
+  let total = 0;
+  // lazy text (the results) is made as it is written: its size is not known, a piece at most is room enough
+  for (const chunk of chunks) total += typeof chunk === 'string' ? chunk.length : PIECE;
+  // UTF-8 takes at most 3 bytes per UTF-16 unit; a piece is at most PIECE + 1 units
+  const size = 3 * (Math.min(total, PIECE) + 1);
+  if (!outBuffer || outBuffer.length < size) outBuffer = Buffer.allocUnsafe(Math.max(size, 1 << 16));
+  const buf = outBuffer;
+  let used = 0;
   for (const chunk of texts(chunks)) {
     for (let at = 0; at < chunk.length; ) {
       let to = Math.min(chunk.length, at + PIECE);
-      const last = chunk.charCodeAt(to - 1);
-      if (last >= 0xd800 && last <= 0xdbff && to < chunk.length) to++; // never cut a surrogate pair
-      batch += at === 0 && to === chunk.length ? chunk : chunk.slice(at, to);
+      if (to < chunk.length) {
+        const last = chunk.charCodeAt(to - 1);
+        if (last >= 0xd800 && last <= 0xdbff) to++; // never cut a surrogate pair
+      }
+      const piece = at === 0 && to === chunk.length ? chunk : chunk.slice(at, to);
+      if (used + 3 * piece.length > buf.length) {
+        await writeBytes(fd, used);
+        used = 0;
+      }
+      used += buf.write(piece, used, 'utf8');
       at = to;
-      if (batch.length < PIECE) continue;
-      await writeText(fd, batch);
-      batch = '';
     }
   }
-  if (batch) await writeText(fd, batch);
+  if (used) await writeBytes(fd, used);
 }
 
 /** The chunks' texts in order, lazy ones made as they are reached. */
@@ -484,20 +497,20 @@ function* texts(chunks: readonly OutputChunk[]): Generator<string> {
   }
 }
 
-/** One buffer for all output (UTF-8 takes at most 3 bytes per UTF-16 unit): no garbage per piece. */
+/** One buffer for all output: no garbage per piece. */
 let outBuffer: Buffer | undefined;
 
-async function writeText(fd: 1 | 2, text: string): Promise<void> {
-  if (!outBuffer || outBuffer.length < text.length * 3) outBuffer = Buffer.allocUnsafe(Math.max(text.length * 3, 1 << 16));
-  const length = outBuffer.write(text, 0, 'utf8');
+/** Writes the first `length` bytes of outBuffer. */
+async function writeBytes(fd: 1 | 2, length: number): Promise<void> {
+  const buf = outBuffer!;
   let off = 0;
   try {
-    while (off < length) off += writeSync(fd, outBuffer, off, length - off);
+    while (off < length) off += writeSync(fd, buf, off, length - off);
     return;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
   }
-  const rest = Buffer.from(outBuffer.subarray(off, length)); // the stream keeps it: a copy
+  const rest = Buffer.from(buf.subarray(off, length)); // the stream keeps it: a copy
   const stream = fd === 1 ? process.stdout : process.stderr;
   await new Promise<void>((resolve) => {
     if (stream.write(rest)) resolve();
@@ -507,6 +520,8 @@ async function writeText(fd: 1 | 2, text: string): Promise<void> {
 
 /** What a writer waits on when a non-blocking pipe is full (Atomics.wait: a synchronous sleep). */
 let pause: Int32Array | undefined;
+/** writeNow's buffer (write's is outBuffer). */
+let nowBuffer: Buffer | undefined;
 
 /**
  * Writes text to fd 1 or 2 now, synchronously, for callers that write line by line (the CLI):
@@ -515,12 +530,12 @@ let pause: Int32Array | undefined;
  * millisecond at a time, as a blocking pipe would be.
  */
 export function writeNow(fd: 1 | 2, text: string): void {
-  if (!outBuffer || outBuffer.length < text.length * 3) outBuffer = Buffer.allocUnsafe(Math.max(text.length * 3, 1 << 16));
-  const length = outBuffer.write(text, 0, 'utf8');
+  if (!nowBuffer || nowBuffer.length < text.length * 3) nowBuffer = Buffer.allocUnsafe(Math.max(text.length * 3, 1 << 16));
+  const length = nowBuffer.write(text, 0, 'utf8');
   let off = 0;
   while (off < length) {
     try {
-      off += writeSync(fd, outBuffer, off, length - off);
+      off += writeSync(fd, nowBuffer, off, length - off);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
       pause ??= new Int32Array(new SharedArrayBuffer(4));

@@ -556,19 +556,11 @@ export function dedentItem(raw: string, seqIndent: number): string {
 
 /** Inverse of `dedentItem`: the document as an entry of a block sequence at `seqIndent`. */
 export function indentItem(body: string, seqIndent: number): string {
-  const pad = ' '.repeat(seqIndent + 2);
-  let out = '';
-  let pos = 0;
-  let first = true;
-  while (pos < body.length) {
-    const end = lineEnd(body, pos);
-    const l = body.slice(pos, end);
-    if (first) out += ' '.repeat(seqIndent) + '- ' + l + '\n';
-    else out += (l === '' ? '' : pad + l) + '\n';
-    first = false;
-    pos = end + 1;
-  }
-  return out === '' ? ' '.repeat(seqIndent) + '-\n' : out;
+  if (body === '') return ' '.repeat(seqIndent) + '-\n';
+  const text = body.endsWith('\n') ? body : body + '\n';
+  // one pass, one flat string (no rope of a few pieces per line to flatten when written): every
+  // line but the first indented past the `- `, empty lines left empty
+  return ' '.repeat(seqIndent) + '- ' + text.replace(/\n(?=[^\n])/g, '\n' + ' '.repeat(seqIndent + 2));
 }
 
 /**

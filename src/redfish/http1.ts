@@ -68,6 +68,10 @@ const UNSAFE = /[\r\n\0]/;
 
 const tlsLib = lazy(() => require('node:tls') as typeof import('node:tls'), 'node:tls', import.meta.url);
 
+/** The buffer every plain-TCP connection reads into (one event loop: a read is copied out before the next). */
+let shared: Buffer | undefined;
+const readBuffer = () => (shared ??= Buffer.allocUnsafe(64 << 10));
+
 /** Keep-alive connections to one origin. */
 export class Http1Pool {
   readonly #host: string;
@@ -77,8 +81,11 @@ export class Http1Pool {
   readonly #idle: Connection[] = [];
   readonly #busy = new Set<Connection>();
   #closed = false;
-  /** header arrays already checked for CR/LF (the client reuses one array per session) */
-  readonly #checked = new WeakSet<string[]>();
+  /**
+   * header arrays already checked for CR/LF, and their lines (host first) as sent: the client
+   * reuses one array per session, so a request's head is its request line and these
+   */
+  readonly #lines = new WeakMap<string[], string>();
 
   constructor(opts: Http1Options) {
     const u = new URL(opts.origin);
@@ -93,29 +100,36 @@ export class Http1Pool {
       handler.onError(new TransportError('the client is closed', 'UND_ERR_CLOSED'));
       return;
     }
-    if (!this.#checked.has(req.headers)) {
-      if (req.headers.some((h) => UNSAFE.test(h)) || UNSAFE.test(req.path)) {
-        handler.onError(new TransportError('a request header or path holds CR, LF or NUL', 'UND_ERR_INVALID_ARG'));
-        return;
-      }
-      this.#checked.add(req.headers);
+    if ((!this.#lines.has(req.headers) && req.headers.some((h) => UNSAFE.test(h))) || UNSAFE.test(req.path)) {
+      handler.onError(new TransportError('a request header or path holds CR, LF or NUL', 'UND_ERR_INVALID_ARG'));
+      return;
     }
     const head = this.#head(req);
     const reused = this.#idle.pop();
-    const conn = reused ?? new Connection(this, this.#connect());
+    const conn = reused ?? new Connection(this, (onRead) => this.#connect(onRead));
     this.#busy.add(conn);
     conn.send(head, req, handler, !!reused);
   }
 
   #head(req: RequestOptions): string {
-    let s = `${req.method} ${req.path} HTTP/1.1\r\nhost: ${this.#hostHeader}\r\n`;
-    const h = req.headers;
-    for (let i = 0; i + 1 < h.length; i += 2) s += `${h[i]}: ${h[i + 1]}\r\n`;
-    if (req.body !== undefined) s += `content-length: ${Buffer.byteLength(req.body)}\r\n`;
-    return s + '\r\n' + (req.body ?? '');
+    let lines = this.#lines.get(req.headers);
+    if (lines === undefined) {
+      lines = `host: ${this.#hostHeader}\r\n`;
+      const h = req.headers;
+      for (let i = 0; i + 1 < h.length; i += 2) lines += `${h[i]}: ${h[i + 1]}\r\n`;
+      this.#lines.set(req.headers, lines);
+    }
+    const s = `${req.method} ${req.path} HTTP/1.1\r\n${lines}`;
+    if (req.body === undefined) return s + '\r\n';
+    return `${s}content-length: ${Buffer.byteLength(req.body)}\r\n\r\n${req.body}`;
   }
 
-  #connect(): net.Socket {
+  /**
+   * A socket to the origin. Plain TCP reads into one buffer shared by every connection
+   * (`onread`), handing `onRead` a copy of what came: no 64 KiB allocation per read and no
+   * Readable stream machinery. TLS sockets emit 'data' as usual (`onRead` unused).
+   */
+  #connect(onRead: (d: Buffer) => void): net.Socket {
     const t = this.#opts.tls;
     const socket = t
       ? tlsLib().connect({
@@ -126,7 +140,20 @@ export class Http1Pool {
           // SNI only for names (RFC 6066 forbids IP literals)
           ...(net.isIP(this.#host) ? {} : { servername: this.#host }),
         })
-      : net.connect({ host: this.#host, port: this.#port });
+      : net.connect({
+          host: this.#host,
+          port: this.#port,
+          onread: {
+            buffer: readBuffer(),
+            callback: (n: number, buf: Uint8Array) => {
+              // a copy: the shared buffer is read into again; small answers come from Buffer's pool
+              const d = Buffer.allocUnsafe(n);
+              d.set(buf.subarray(0, n));
+              onRead(d);
+              return true; // false would pause the socket
+            },
+          },
+        });
     socket.setNoDelay(true);
     return socket;
   }
@@ -137,7 +164,7 @@ export class Http1Pool {
       handler.onError(new TransportError('other side closed', 'UND_ERR_SOCKET'));
       return;
     }
-    const conn = new Connection(this, this.#connect());
+    const conn = new Connection(this, (onRead) => this.#connect(onRead));
     this.#busy.add(conn);
     conn.send(head, req, handler, false);
   }
@@ -194,20 +221,39 @@ class Connection {
   #chunkState: 'size' | 'data' | 'crlf' | 'trailers' = 'size';
   #keepAlive = true;
   #gotBytes = false;
+  /**
+   * The socket's inactivity timeout now, 0 when none is set or it fired. It is set only when
+   * it changes (each change is a new timer): a connection used again and again with the same
+   * request timeout keeps one, which every read and write restarts.
+   */
+  #armed = 0;
+  /** since when the connection is idle, and for how long it may stay so */
+  #idleSince = 0;
+  #keepAliveMs = 0;
+  readonly socket: net.Socket;
 
   constructor(
     readonly pool: Http1Pool,
-    readonly socket: net.Socket,
+    open: (onRead: (d: Buffer) => void) => net.Socket,
   ) {
-    socket.on('data', (d: Buffer) => this.#onData(d));
+    const socket = open((d) => this.#onData(d));
+    this.socket = socket;
+    const encrypted = 'encrypted' in socket;
+    if (encrypted) socket.on('data', (d: Buffer) => this.#onData(d));
     socket.on('error', (e: Error) => this.#onClose(e));
     socket.on('close', () => this.#onClose(undefined));
     socket.on('timeout', () => this.#onTimeout());
-    socket.once('encrypted' in socket ? 'secureConnect' : 'connect', () => {
+    socket.once(encrypted ? 'secureConnect' : 'connect', () => {
       this.#connected = true;
-      if (this.#phase === 'head') socket.setTimeout(this.#req!.timeoutMs);
+      if (this.#phase === 'head') this.#arm(this.#req!.timeoutMs);
     });
-    socket.setTimeout(pool.connectTimeoutMs);
+    this.#arm(pool.connectTimeoutMs);
+  }
+
+  #arm(ms: number): void {
+    if (ms === this.#armed) return;
+    this.#armed = ms;
+    this.socket.setTimeout(ms);
   }
 
   send(head: string, req: RequestOptions, handler: Handler, reused: boolean): void {
@@ -219,16 +265,19 @@ class Connection {
     this.#buf = undefined;
     this.#gotBytes = false;
     this.#keepAlive = true;
-    if (this.#connected) this.socket.setTimeout(req.timeoutMs);
+    if (this.#connected) this.#arm(req.timeoutMs);
     handler.onConnect((e) => this.#abort(e));
     this.socket.write(head, 'latin1');
   }
 
+  /** Idle: closed after `keepAliveMs` without use (checked when the request timeout fires, when that is shorter). */
   idle(keepAliveMs: number): void {
     this.#phase = 'idle';
     this.#handler = undefined;
     this.#req = undefined;
-    this.socket.setTimeout(keepAliveMs);
+    this.#idleSince = Date.now();
+    this.#keepAliveMs = keepAliveMs;
+    if (this.#armed > keepAliveMs) this.#arm(keepAliveMs);
   }
 
   destroy(): void {
@@ -257,7 +306,11 @@ class Connection {
   }
 
   #onTimeout(): void {
+    const fired = this.#armed;
+    this.#armed = 0; // set again, even to the same value
     if (this.#phase === 'idle') {
+      const left = this.#keepAliveMs - (Date.now() - this.#idleSince);
+      if (left > 0 && fired < this.#keepAliveMs) return void this.#arm(left);
       this.pool.dropIdle(this);
       return void this.socket.destroy();
     }
