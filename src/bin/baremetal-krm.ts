@@ -8,6 +8,7 @@ import { runValidate, VALIDATE_HELP } from '../cli/validate.js';
 import { REPORT_HELP, reportMain } from '../report/cli.js';
 import { RENDER_HELP, runRender } from '../cli/render.js';
 import { redactText } from '../secrets/redact.js';
+import { writeNow } from '../krm/index.js';
 
 const HELP = `baremetal-krm <command> [options]
 
@@ -36,7 +37,8 @@ const COMMANDS: Record<
 };
 
 async function main(argv: string[]): Promise<number> {
-  const io = { out: (s: string) => void process.stdout.write(s), err: (s: string) => void process.stderr.write(s) };
+  // written now, not queued in the process streams: a pipe's stream would hold every line until the run ends
+  const io = { out: (s: string) => writeNow(1, s), err: (s: string) => writeNow(2, s) };
   const [cmd, ...rest] = argv;
   if (!cmd || cmd === '--help' || cmd === '-h' || cmd === 'help') {
     const c = rest[0] ? COMMANDS[rest[0]] : undefined;

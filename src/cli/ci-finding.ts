@@ -82,13 +82,24 @@ export function repoRelative(path: string, cwd = process.cwd()): string {
   return relative(base, resolve(cwd, path)).split(sep).join('/');
 }
 
-/** Findings in a stable order: file, line, rule, resource, message. */
+const byCodeUnits = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+
+/**
+ * Findings in a stable order: file, line, rule, resource, message. Field by field (the order of
+ * the NUL-joined keys it replaces: no joined string per comparison, 60k findings made millions).
+ */
 export function sortFindings(list: CiFinding[]): CiFinding[] {
-  const key = (f: CiFinding): string =>
-    `${f.file ?? ''}\u0000${String(f.line ?? 0).padStart(9, '0')}\u0000${f.rule}\u0000${f.resource ?? ''}\u0000${f.message}`;
   return [...list].sort((a, b) => {
-    const x = key(a);
-    const y = key(b);
-    return x < y ? -1 : x > y ? 1 : 0;
+    const ra = a.resource ?? '';
+    const rb = b.resource ?? '';
+    return (
+      byCodeUnits(a.file ?? '', b.file ?? '') ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      byCodeUnits(a.rule, b.rule) ||
+      // a NUL in a name would have sorted as the joined key's separator
+      (ra.includes('\u0000') || rb.includes('\u0000') ? byCodeUnits(`${ra}\u0000${a.message}`, `${rb}\u0000${b.message}`) : 0) ||
+      byCodeUnits(ra, rb) ||
+      byCodeUnits(a.message, b.message)
+    );
   });
 }

@@ -23,6 +23,8 @@ export interface ReadFiles {
   skipped: string[];
   /** files that cannot be read (too large, not UTF-8, permissions), as `path: message` */
   errors: string[];
+  /** characters read, all files */
+  size: number;
 }
 
 function specialKind(st: Stats): string {
@@ -76,12 +78,15 @@ export function fileObjects(path: string, text: string): FileObject[] {
 
 /** Reads files; special files are skipped and unreadable ones reported, never fatal for the others. */
 export function readYamlFiles(paths: string[]): ReadFiles {
-  const out: ReadFiles = { objects: [], skipped: [], errors: [] };
+  const out: ReadFiles = { objects: [], skipped: [], errors: [], size: 0 };
   for (const path of paths) {
     try {
       const r = readRegularFile(path);
       if ('skip' in r) out.skipped.push(`${path}: ${r.skip}, not a regular file: not read`);
-      else out.objects.push(...fileObjects(path, r.text));
+      else {
+        out.size += r.text.length;
+        out.objects.push(...fileObjects(path, r.text));
+      }
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       if (!(e instanceof KrmError) && !err.code) throw e;

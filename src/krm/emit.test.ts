@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { emitLikeYaml, plainYaml } from './emit.js';
+import { emitLikeYaml, plainYaml, plainYamlItems } from './emit.js';
 import { PARSE_OPTIONS } from './lazy.js';
 
 describe('plainYaml', () => {
@@ -42,6 +42,22 @@ describe('plainYaml', () => {
       ]),
     ).toBe(
       '- message: "BMC address is not a URL: \\"x\\""\n  severity: error\n  resourceRef:\n    kind: BareMetalHost\n    name: n1\n  tags:\n    rule: schema\n    line: "12"\n',
+    );
+  });
+
+  it('writes a list piece by piece as it writes it whole (property)', () => {
+    const item = fc.oneof(
+      fc.dictionary(fc.string({ maxLength: 6 }), fc.oneof(fc.string(), fc.integer(), fc.array(fc.string(), { maxLength: 2 })), {
+        maxKeys: 4,
+      }),
+      fc.array(fc.string(), { maxLength: 3 }),
+      fc.string(),
+    );
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 6 }), (list) => {
+        expect([...plainYamlItems(list)].join('')).toBe(list.length ? plainYaml(list) : '');
+      }),
+      { numRuns: Number(process.env.FC_RUNS ?? 300) },
     );
   });
 });

@@ -56,6 +56,15 @@ export function plainYaml(value: unknown, indent = ''): string {
   return `${indent}${scalar(value)}\n`;
 }
 
+/**
+ * The block YAML of a list, one piece per item, made as the pieces are asked for: joined, the
+ * pieces are `plainYaml(values)`. A run's results are written this way, so that 60k results
+ * never exist as one string (nor as the tree of concatenations that builds it).
+ */
+export function* plainYamlItems(values: readonly unknown[]): Generator<string> {
+  for (const v of values) yield plainYaml([v]);
+}
+
 // ---------------------------------------------------------------------------------------------
 // A fast path for new items: `emitLikeYaml(v)` writes exactly what `yaml.stringify(v,
 // EMIT_OPTIONS)` writes (kyaml layout, YAML 1.1 quoting, no folding) for the common case —

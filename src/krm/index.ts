@@ -12,6 +12,7 @@ export {
   type FunctionDefinition,
   type CompiledValidator,
   type RunOutput,
+  writeNow,
 } from './main.js';
 export { readInput, type ParsedInput } from './resource-list.js';
 export { loadYaml } from './fast-yaml.js';
@@ -21,7 +22,7 @@ export { compareStrings } from './compare.js';
 export { dig, dotted, intern, isRecord, nonEmptyText, sameData, scalarText } from './data.js';
 export { splitStream, splitDocuments, indentItem } from './scan.js';
 export { YAML11_TRUE, YAML11_FALSE, YAML11_NULL, YAML11_SPECIAL_FLOAT, YAML11_ONLY_BOOL, wordsPattern } from './yaml11.js';
-export { decodeUtf8, readAllBytes, MAX_INPUT_BYTES } from './input-bytes.js';
+export { collectBeforeResults, collectGarbage, decodeUtf8, readAllBytes, MAX_INPUT_BYTES } from './input-bytes.js';
 export { blockedParent, isInside, targetInside } from './file-target.js';
 export {
   packageFiles as readPackageFiles,

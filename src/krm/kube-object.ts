@@ -60,8 +60,11 @@ function asPath(path: Path | string): Path {
   return typeof path === 'string' ? path.split('.').filter((p) => p !== '') : path;
 }
 
+/** No labels or no annotations (most objects): one frozen map shared by every header. */
+const NO_STRINGS: Record<string, string> = Object.freeze({});
+
 function stringMap(v: unknown): Record<string, string> {
-  if (!isRecord(v)) return {};
+  if (!isRecord(v)) return NO_STRINGS;
   let strings = true;
   for (const k in v) if (typeof v[k] !== 'string') strings = false;
   if (strings) return v as Record<string, string>; // the usual case: no copy
@@ -317,6 +320,9 @@ export class KubeObject {
       apiVersion: typeof o.apiVersion === 'string' ? intern(o.apiVersion) : '',
       kind: typeof o.kind === 'string' ? intern(o.kind) : '',
       metadata,
+      // filled when asked; declared here so that they live in the object, not in a second array
+      annotations: undefined,
+      labels: undefined,
     };
     return this.#header;
   }

@@ -7,7 +7,7 @@
  * is a list of text chunks (slices of the input where nothing changed).
  */
 import { isRecord } from './data.js';
-import { plainYaml } from './emit.js';
+import { plainYamlItems } from './emit.js';
 import { type JsonObjectScan, memberValue, scanJsonObject } from './json-scan.js';
 import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
 import { yamlLib } from './lazy.js';
@@ -26,8 +26,32 @@ interface ListDoc {
   write(items: KubeObject[], results: Result[] | undefined, out: Output): void;
 }
 
+/** Output text made only when it is written (the results of a run: a piece per result). */
+export class LazyText {
+  constructor(readonly pieces: () => Iterable<string>) {}
+}
+
+/** A piece of output: text, or text made when written. */
+export type OutputChunk = string | LazyText;
+
+/** The output as one string. */
+export function joinChunks(chunks: readonly OutputChunk[]): string {
+  const parts: string[] = [];
+  for (const c of chunks) {
+    if (typeof c === 'string') parts.push(c);
+    else for (const p of c.pieces()) parts.push(p);
+  }
+  return parts.join('');
+}
+
+/** `results:` and the results, written when the output is (the list as it is now). */
+function resultsChunks(results: readonly Result[], before = ''): OutputChunk[] {
+  const list = results.slice();
+  return [`${before}results:\n`, new LazyText(() => plainYamlItems(list))];
+}
+
 interface Output {
-  chunks: string[];
+  chunks: OutputChunk[];
   /** info about items that had to be written from their data */
   notes: { message: string; object: KubeObject }[];
 }
@@ -147,7 +171,7 @@ function writeScannedList(doc: ListDoc, scanned: ScannedList, items: KubeObject[
   }
   if (resultsToo && results?.length) {
     if (!endsWithNewline(out.chunks)) out.chunks.push('\n');
-    out.chunks.push('results:\n' + plainYaml(results));
+    out.chunks.push(...resultsChunks(results));
   }
 }
 
@@ -157,8 +181,12 @@ function leadingComments(text: string): string {
 }
 
 /** Whether the text written so far ends a line (or nothing was written). */
-function endsWithNewline(chunks: readonly string[]): boolean {
-  for (let i = chunks.length - 1; i >= 0; i--) if (chunks[i] !== '') return chunks[i]!.endsWith('\n');
+function endsWithNewline(chunks: readonly OutputChunk[]): boolean {
+  for (let i = chunks.length - 1; i >= 0; i--) {
+    const c = chunks[i]!;
+    if (typeof c !== 'string') return true; // results: each ends a line
+    if (c !== '') return c.endsWith('\n');
+  }
   return true;
 }
 
@@ -238,7 +266,7 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
         outItems.every((x, i) => x === items[i] && !x.changed);
       if (intact) {
         out.chunks.push(text);
-        if (withResults) out.chunks.push((text.endsWith('\n') ? '' : '\n') + 'results:\n' + plainYaml(results));
+        if (withResults) out.chunks.push(...resultsChunks(results, text.endsWith('\n') ? '' : '\n'));
         return;
       }
       for (const [k, v] of Object.entries(whole)) {
@@ -253,7 +281,7 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
           out.chunks.push(x.entryText(0));
         }
       }
-      if (withResults) out.chunks.push('results:\n' + plainYaml(results));
+      if (withResults) out.chunks.push(...resultsChunks(results));
     },
   };
   for (const o of items) o.container = list;
@@ -526,9 +554,9 @@ function writeStream(layout: Extract<Layout, { kind: 'stream' }>, items: KubeObj
       const g = groups.get(list);
       if (!g) continue;
       groups.delete(list);
-      const chunks: string[] = [];
+      const chunks: OutputChunk[] = [];
       list.write(g, undefined, { chunks, notes: out.notes });
-      emit(streamLeads.get(list) ?? '', chunks.join(''), false);
+      emit(streamLeads.get(list) ?? '', joinChunks(chunks), false);
       continue;
     }
     // an unchanged document as it came (the last one without a final newline too)
@@ -550,7 +578,7 @@ export function writeOutputChunks(
   input: ParsedInput,
   items: KubeObject[],
   results: Result[],
-): { chunks: string[]; notes: Output['notes'] } {
+): { chunks: OutputChunk[]; notes: Output['notes'] } {
   const out: Output = { chunks: [], notes: [] };
   const layout = input.layout;
   if (layout.kind === 'stream') writeStream(layout, items, out);
@@ -564,5 +592,5 @@ export function writeOutputChunks(
 
 /** Writes the output in the input's format, with `items` as given and `results` appended. */
 export function writeOutput(input: ParsedInput, items: KubeObject[], results: Result[]): string {
-  return writeOutputChunks(input, items, results).chunks.join('');
+  return joinChunks(writeOutputChunks(input, items, results).chunks);
 }

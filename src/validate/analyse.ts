@@ -9,7 +9,7 @@
  * nothing is changed, secret values are never kept or quoted.
  */
 import type { KubeObject } from '../krm/index.js';
-import { type RuleContext as Context, headOf, RuleContext, type RuleFamily, readTree } from './context.js';
+import { analysisHead, type RuleContext as Context, RuleContext, type RuleFamily, readTree } from './context.js';
 import { CapacityRules } from './rules/capacity.js';
 import { ContentRules } from './rules/content.js';
 import { FluxRules } from './rules/flux.js';
@@ -70,9 +70,9 @@ export async function analyse(
       opts.unreadable(o, error ?? 'item is not a YAML mapping');
       continue;
     }
-    const head = headOf(o, tree);
+    const { head, shared } = analysisHead(o, tree);
     if (head.kind === 'Kptfile' && head.group === 'kpt.dev') continue;
-    ctx.index(o, head);
+    ctx.index(o, head, shared);
     // a strategic-merge deletion (`$patch: delete`) names an object; it holds none of its fields
     if (tree && tree.$patch !== undefined) ctx.markPartial(o);
     for (const f of families) f.visit?.(o, head, tree, error);

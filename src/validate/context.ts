@@ -72,6 +72,61 @@ export function headOf(o: KubeObject, tree: Tree | undefined): Head {
   };
 }
 
+function nonEmpty(m: Record<string, string>): Record<string, string> {
+  for (const _ in m) return m;
+  return NONE;
+}
+
+function sameMap(a: Record<string, string>, b: Record<string, string>): boolean {
+  let n = 0;
+  for (const k in a) {
+    if (!Object.hasOwn(b, k) || a[k] !== b[k]) return false;
+    n++;
+  }
+  for (const _ in b) n--;
+  return n === 0;
+}
+
+/**
+ * The head as the object's own header says it (read at input and kept by the object): its
+ * strings and maps, nothing copied. Undefined when the header cannot be read.
+ */
+function ownHead(o: KubeObject): Head | undefined {
+  try {
+    return {
+      apiVersion: o.apiVersion,
+      kind: o.kind,
+      group: intern(o.group),
+      name: o.name,
+      namespace: o.namespace,
+      labels: nonEmpty(o.labels),
+      annotations: nonEmpty(o.annotations),
+    };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The head of an item for the analysis: the object's own (nothing kept twice, `shared`) when it
+ * says what the tree says, which is the usual case; else the tree's.
+ */
+export function analysisHead(o: KubeObject, tree: Tree | undefined): { head: Head; shared: boolean } {
+  const head = headOf(o, tree);
+  if (!tree) return { head, shared: false };
+  const own = ownHead(o);
+  const same =
+    own !== undefined &&
+    own.apiVersion === head.apiVersion &&
+    own.kind === head.kind &&
+    own.group === head.group &&
+    own.name === head.name &&
+    own.namespace === head.namespace &&
+    sameMap(own.labels, head.labels) &&
+    sameMap(own.annotations, head.annotations);
+  return same ? { head: own, shared: true } : { head, shared: false };
+}
+
 const DEFAULT_SEVERITY = new Map(RULES.map((r) => [r.id, r.severity]));
 
 /** Compiles `Kind/ns/name` patterns with `*` into a matcher over an object. */
@@ -156,9 +211,11 @@ export class RuleContext {
   readonly external: (kind: string, ns: string | undefined, name: string) => boolean;
   readonly #byKind = new Map<string, KubeObject[]>();
   readonly #ofKind = new Map<string, KubeObject[]>();
-  readonly #present = new KeyedMap<true>();
+  /** kind, namespace, name -> the API group of the object (several when objects of several groups share them) */
+  readonly #present = new KeyedMap<string | Set<string>>();
+  /** the kind, namespace and name of more than one item (few): only those can be duplicates */
+  readonly #repeated = new KeyedMap<true>();
   #named: KeyedMap<true> | undefined;
-  #grouped: KeyedMap<true> | undefined;
   readonly #work: Map<string, number> | undefined;
   readonly #partial: Set<KubeObject>;
 
@@ -175,19 +232,31 @@ export class RuleContext {
     this.nowValid = Number.isFinite(this.now);
   }
 
-  /** Adds an item (with its head) to the index; the pass calls it once per item, in input order. */
-  index(o: KubeObject, head: Head): void {
+  /**
+   * Adds an item (with its head) to the index; the pass calls it once per item, in input order.
+   * A head `shared` with the object (analysisHead) is not kept: head(o) reads it from the object.
+   */
+  index(o: KubeObject, head: Head, shared = false): void {
     this.#items.push(o);
-    this.#heads.set(o, head);
+    if (!shared) this.#heads.set(o, head);
     const list = this.#byKind.get(head.kind);
     if (list) list.push(o);
     else this.#byKind.set(head.kind, [o]);
-    this.#present.set([head.kind, head.namespace ?? '', head.name], true);
+    const key = [head.kind, head.namespace ?? '', head.name];
+    const groups = this.#present.get(key);
+    if (groups === undefined) {
+      this.#present.set(key, head.group);
+      return;
+    }
+    this.#repeated.set(key, true);
+    if (typeof groups === 'string') {
+      if (groups !== head.group) this.#present.set(key, new Set([groups, head.group]));
+    } else groups.add(head.group);
   }
 
   /** The head of an indexed item. */
   head(o: KubeObject): Head {
-    return this.#heads.get(o) ?? headOf(o, undefined);
+    return this.#heads.get(o) ?? ownHead(o) ?? headOf(o, undefined);
   }
 
   /** Every object the analysis was given, Kptfile included (the pass reads them). */
@@ -242,14 +311,16 @@ export class RuleContext {
     return this.#present.has([kind, ns ?? '', name]) || this.external(kind, ns, name);
   }
 
+  /** Whether more than one item has this kind, namespace and name (what a duplicate needs; not counted as a lookup). */
+  repeated(kind: string, ns: string | undefined, name: string): boolean {
+    return this.#repeated.has([kind, ns ?? '', name]);
+  }
+
   /** Whether an object of this API group, kind, namespace and name is in the input (external ones not counted). */
   existsInGroup(kind: string, group: string, ns: string | undefined, name: string): boolean {
     this.count('lookups');
-    if (!this.#grouped) {
-      this.#grouped = new KeyedMap();
-      for (const h of this.#heads.values()) this.#grouped.set([h.group, h.kind, h.namespace ?? '', h.name], true);
-    }
-    return this.#grouped.has([group, kind, ns ?? '', name]);
+    const groups = this.#present.get([kind, ns ?? '', name]);
+    return groups === group || (typeof groups === 'object' && groups.has(group));
   }
 
   /** Whether an object of this kind and name is in the input in any namespace (or declared external). */
@@ -257,7 +328,10 @@ export class RuleContext {
     this.count('lookups');
     if (!this.#named) {
       this.#named = new KeyedMap();
-      for (const h of this.#heads.values()) this.#named.set([h.kind, h.name], true);
+      for (const o of this.#items) {
+        const h = this.head(o);
+        this.#named.set([h.kind, h.name], true);
+      }
     }
     return this.#named.has([kind, name]) || this.external(kind, undefined, name);
   }

@@ -1,4 +1,5 @@
 /** Object identity: one group, kind, namespace and name per scope; patches are not objects. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { itemsOf, ruleFindings } from '../../../test/analyse-yaml.js';
 
@@ -17,5 +18,34 @@ describe('duplicate object identity', () => {
     const scopeOf = (o: (typeof items)[number]): string => (items.indexOf(o) < 2 ? 'one' : items.indexOf(o) === 2 ? 'two' : 'three');
     expect(await ruleFindings('duplicate', items, {}, { scopeOf })).toHaveLength(1);
     expect(await ruleFindings('duplicate', items, {}, { partial: new Set([items[1]!]) })).toHaveLength(1);
+  });
+
+  it('finds what keying every item by scope, group, kind, namespace and name finds (property)', async () => {
+    // few names, namespaces, groups and scopes: identities collide often, in every way
+    const item = fc.record({
+      name: fc.constantFrom('a', 'b'),
+      ns: fc.constantFrom(undefined, 'x'),
+      apiVersion: fc.constantFrom('v1', 'example.com/v1'),
+      scope: fc.constantFrom('one', 'two'),
+      partial: fc.boolean(),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(item, { maxLength: 8 }), async (list) => {
+        const items = itemsOf(list.map((i) => cm(i.name, i.ns, i.apiVersion)).join('---\n'));
+        const scopeOf = (o: (typeof items)[number]): string => list[items.indexOf(o)]!.scope;
+        const partial = new Set(items.filter((_, i) => list[i]!.partial));
+        const expected: string[] = [];
+        const first = new Map<string, number>();
+        list.forEach((i, n) => {
+          if (i.partial) return;
+          const id = [i.scope, i.apiVersion, i.ns ?? '', i.name].join('|');
+          if (first.has(id)) expected.push(`ConfigMap/${i.ns ? i.ns + '/' : ''}${i.name}`);
+          else first.set(id, n);
+        });
+        const found = await ruleFindings('duplicate', items, {}, { scopeOf, partial });
+        expect(found.map((f) => f.message.split(' is defined twice')[0])).toEqual(expected);
+      }),
+      { numRuns: Number(process.env.FC_RUNS ?? 200) },
+    );
   });
 });

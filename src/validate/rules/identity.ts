@@ -12,6 +12,8 @@ export class IdentityRules implements RuleFamily {
     for (const o of ctx.items) {
       const h = ctx.head(o);
       if (!h.kind || !h.name || ctx.isPartial(o)) continue;
+      // an item alone with its kind, namespace and name is no duplicate: only the few others are keyed
+      if (!ctx.repeated(h.kind, h.namespace, h.name)) continue;
       const id = [ctx.opts.scopeOf?.(o) ?? '', h.group, h.kind, h.namespace ?? '', h.name];
       const first = seen.get(id);
       if (!first) {
