@@ -82,7 +82,11 @@ describe('function bundles', () => {
       // the copy loads its own lazy modules: without them the same run looks for them there
       if (fn === 'intent-validate') {
         rmSync(join(copy.root, 'pkg', 'dist', 'lazy'), { recursive: true });
-        expect(run(copy.bin(fn), elsewhere).stderr).toContain(`Cannot find module '${join(copy.root, 'pkg', 'dist', 'lazy', 'yaml.cjs')}'`);
+        const broken = run(copy.bin(fn), elsewhere);
+        expect(broken.stderr).toBe(
+          `${fn}: error: ${join(copy.root, 'pkg', 'dist', 'lazy', 'yaml.cjs')} is missing: install dist/ whole (each bundle needs the lib/ and lazy/ folders beside it)\n`,
+        );
+        expect(broken.status).toBe(2);
       }
     });
 
@@ -104,6 +108,26 @@ describe('function bundles', () => {
       expect({ ...missing, stderr: missing.stderr.slice(missing.stderr.indexOf('\n') + 1) }).toEqual(expected);
     });
   }
+
+  it('a reader that goes away (`fn | head -c 10`) ends the bundle quietly, exit 1; stdin a folder is one line', () => {
+    const big = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${'- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: x}\n  data: {k: v}\n'.repeat(200_000)}`;
+    const r = spawnSync('sh', ['-c', `node ${join(dist, 'test-identity.cjs')} | head -c 10 >/dev/null; echo "exit $?" >&2`], {
+      input: big,
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
+    expect(r.stderr).toBe('exit 0\n'); // head's status; the bundle wrote nothing to stderr
+    const status = spawnSync('bash', ['-o', 'pipefail', '-c', `node ${join(dist, 'test-identity.cjs')} | head -c 10 >/dev/null`], {
+      input: big,
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
+    expect(status.status).toBe(1);
+    expect(status.stderr).toBe('');
+    const dir = spawnSync('sh', ['-c', `node ${join(dist, 'test-identity.cjs')} < /`], { encoding: 'utf8' });
+    expect(dir.stderr).toBe('test-identity: error: cannot read stdin (EISDIR): give the input on stdin as a file or a pipe [input]\n');
+    expect(dir.status).toBe(1);
+  });
 
   it('a launcher without its code says what is missing, without a stack trace', () => {
     const copy = copyOfDist();

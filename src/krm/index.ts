@@ -13,6 +13,7 @@ export {
   type CompiledValidator,
   type RunOutput,
   writeNow,
+  OutputClosed,
 } from './main.js';
 export { readInput, type ParsedInput } from './resource-list.js';
 export { loadYaml } from './fast-yaml.js';

@@ -281,7 +281,9 @@ export async function runFunction<Spec>(
     } catch (e) {
       // nothing half-written: the input items go out as they came in
       items = parsed.items;
+      const missing = missingInstallFile(e);
       if (e instanceof KrmError) ctx.results.error(e.message, { rule: 'input' });
+      else if (missing) ctx.results.error(missing, { rule: 'install' });
       else {
         ctx.results.error(`internal error in ${def.name}: ${(e as Error).message} (please report this)`, { rule: 'internal' });
         internal = (e as Error).stack ?? String(e);
@@ -426,7 +428,10 @@ async function readStdin(): Promise<string | Buffer> {
   try {
     bytes = readAllBytes(0, 'input');
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== undefined && code !== 'EAGAIN')
+      throw new KrmError(`cannot read stdin (${code}): give the input on stdin as a file or a pipe`);
+    if (code !== 'EAGAIN') throw e;
     bytes = await readStdinStream();
   }
   const large = bytes.length >= LARGE_INPUT;
@@ -508,14 +513,48 @@ async function writeBytes(fd: 1 | 2, length: number): Promise<void> {
     while (off < length) off += writeSync(fd, buf, off, length - off);
     return;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+    if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw closedOr(e);
   }
   const rest = Buffer.from(buf.subarray(off, length)); // the stream keeps it: a copy
   const stream = fd === 1 ? process.stdout : process.stderr;
+  endQuietlyWhenReaderGoes(stream);
   await new Promise<void>((resolve) => {
     if (stream.write(rest)) resolve();
     else stream.once('drain', resolve);
   });
+}
+
+const watched = new WeakSet<NodeJS.WriteStream>();
+/** A stream written asynchronously reports a closed reader as an 'error' event, later: exit 1 then, quietly. */
+function endQuietlyWhenReaderGoes(stream: NodeJS.WriteStream): void {
+  if (watched.has(stream)) return;
+  watched.add(stream);
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exit(1);
+  });
+}
+
+/**
+ * The reader of stdout or stderr went away (`fn | head -1`): not an error of the function's to
+ * report (there is no one to read it); the process ends quietly with exit 1, as what it wrote
+ * was not all read.
+ */
+export class OutputClosed extends Error {}
+
+function closedOr(e: unknown): unknown {
+  return (e as NodeJS.ErrnoException).code === 'EPIPE' ? new OutputClosed('output closed by its reader') : e;
+}
+
+/**
+ * A file of the installed dist/ that is missing (lib/<fn>.js, lazy/yaml.cjs, a lazy validator):
+ * a broken install, not a bug to report. The message names it and the fix.
+ */
+export function missingInstallFile(e: unknown): string | undefined {
+  const err = e as NodeJS.ErrnoException;
+  const where = err?.code === 'ENOENT' ? err.path : err?.code === 'MODULE_NOT_FOUND' ? /'([^']+)'/.exec(err.message)?.[1] : undefined;
+  if (!where || !/[/\\](?:lib|lazy)[/\\]/.test(where)) return undefined;
+  return `${where} is missing: install dist/ whole (each bundle needs the lib/ and lazy/ folders beside it)`;
 }
 
 /** What a writer waits on when a non-blocking pipe is full (Atomics.wait: a synchronous sleep). */
@@ -537,7 +576,7 @@ export function writeNow(fd: 1 | 2, text: string): void {
     try {
       off += writeSync(fd, nowBuffer, off, length - off);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw closedOr(e);
       pause ??= new Int32Array(new SharedArrayBuffer(4));
       Atomics.wait(pause, 0, 0, 1);
     }
@@ -621,7 +660,14 @@ export async function main<Spec>(def: FunctionDefinition<Spec>): Promise<void> {
       process.exitCode = r.exitCode;
     } else process.exitCode = Math.max(r.exitCode, await sinkOutput(def.name, opts, r, sourced));
   } catch (e) {
-    await write(2, [`${def.name}: internal error: ${redactText((e as Error).stack ?? String(e))}\n`]);
     process.exitCode = 1;
+    if (e instanceof OutputClosed) return;
+    const missing = missingInstallFile(e);
+    if (missing) {
+      await write(2, [`${def.name}: error: ${missing}\n`]).catch(() => undefined);
+      process.exitCode = 2;
+      return;
+    }
+    await write(2, [`${def.name}: internal error: ${redactText((e as Error).stack ?? String(e))}\n`]).catch(() => undefined);
   }
 }
