@@ -193,6 +193,10 @@ describe('fastLoad', () => {
       Array.from({ length: levels }, (_, i) => `${'  '.repeat(i)}k:\n`).join('') + `${'  '.repeat(levels)}v: 1\n`;
     expect(fastLoad(nested(255))).toEqual(yaml11(nested(255)));
     expect(fastLoad(nested(300))).toBeUndefined(); // yaml-read reports it, positioned
+    // flow collections inside block nesting count from the block's depth, not from 0
+    const mixed = (block: number, flow: number) => nested(block).replace(/v: 1\n$/, `v: ${'['.repeat(flow)}1${']'.repeat(flow)}\n`);
+    expect(fastLoad(mixed(120, 120))).toEqual(yaml11(mixed(120, 120)));
+    expect(fastLoad(mixed(150, 150))).toBeUndefined();
   });
 
   it('loadYaml falls back to yaml and keeps YAML 1.1 meaning', () => {

@@ -256,8 +256,10 @@ class FlowReader {
   }
 }
 
-function parseFlowLine(s: string): unknown {
+/** A flow collection on one line, `depth` collections deep already (block nesting around it counts too). */
+function parseFlowLine(s: string, depth = 0): unknown {
   const r = new FlowReader(s);
+  r.depth = depth;
   const v = r.value();
   expectEnd(s, r.i);
   return v;
@@ -383,7 +385,7 @@ class BlockReader {
       return this.map(col, rest);
     }
     if (c === '|') return this.literal(parentIndent, rest);
-    if (c === '[' || c === '{') return parseFlowLine(rest);
+    if (c === '[' || c === '{') return parseFlowLine(rest, this.depth);
     if (c === '"' || c === "'") {
       const [v, end] = readQuoted(rest, 0);
       expectEnd(rest, end);
