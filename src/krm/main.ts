@@ -553,7 +553,9 @@ function closedOr(e: unknown): unknown {
 export function missingInstallFile(e: unknown): string | undefined {
   const err = e as NodeJS.ErrnoException;
   const where = err?.code === 'ENOENT' ? err.path : err?.code === 'MODULE_NOT_FOUND' ? /'([^']+)'/.exec(err.message)?.[1] : undefined;
-  if (!where || !/[/\\](?:lib|lazy)[/\\]/.test(where)) return undefined;
+  // in a bundle, __dirname is the dist folder: a missing file elsewhere (the user's) is not this
+  const dist = typeof __dirname === 'string' ? __dirname : undefined;
+  if (!where || !/[/\\](?:lib|lazy)[/\\]/.test(where) || (dist !== undefined && !where.startsWith(dist))) return undefined;
   return `${where} is missing: install dist/ whole (each bundle needs the lib/ and lazy/ folders beside it)`;
 }
 
