@@ -191,50 +191,41 @@ describe.skipIf(!haveBinary('kpt'))('no secret leaves, end to end: kpt, the bund
       });
   }
 
-  it('the greenfield journey in a temporary copy, canaries planted in its BMC credentials, catalogue, site and functionConfigs', () => {
-    const channels: Channel[] = CHANNELS.filter((c) => JOURNEY_CHANNELS.includes(c.id));
+  /** The greenfield journey in a temporary copy with the canaries of `ids` planted; `leaks()`: the canaries found in its outputs. */
+  function journeyWithCanaries(ids: readonly string[], name: string): { r: ReturnType<typeof run>; dir: string; leaks: () => unknown } {
+    const channels: Channel[] = CHANNELS.filter((c) => ids.includes(c.id));
     const f = buildFixture(channels);
-    const dir = tempDir('secrets-journey');
-    const inputs = plantJourney(f, join(dir, 'from'));
-    const r = run(
-      process.execPath,
-      [join(repoRoot, 'examples/greenfield-site/journey.mjs'), '--from', join(dir, 'from'), '--dir', join(dir, 'work')],
-      {
-        cwd: repoRoot,
-        env: f.env,
-      },
-    );
-    expect(r.status, r.stdout + r.stderr).toBe(0);
-    // the planted items went all the way: rendered, flattened, validated
-    expect(existsSync(join(dir, 'work/rendered/harness/kustomization.yaml'))).toBe(true);
-    const journeyOutputs: Output[] = [
-      { name: 'journey: stdout', text: r.stdout },
-      { name: 'journey: stderr', text: r.stderr },
-      ...filesOf(join(dir, 'work'), 'journey'),
-    ];
-    const index = inputsOf([...inputTexts([f]), ...inputs]);
-    expect(describeHits(scan(journeyOutputs, plantedCanaries(channels), index))).toEqual([]);
-  });
-
-  it('the journey with plaintext Secrets planted in its site: render stops, naming each Secret, no value anywhere', () => {
-    const channels: Channel[] = CHANNELS.filter((c) => PLAINTEXT_SECRET_CHANNELS.includes(c.id));
-    const f = buildFixture(channels);
-    const dir = tempDir('secrets-journey-plain');
+    const dir = tempDir(name);
     const inputs = plantJourney(f, join(dir, 'from'));
     const r = run(
       process.execPath,
       [join(repoRoot, 'examples/greenfield-site/journey.mjs'), '--from', join(dir, 'from'), '--dir', join(dir, 'work')],
       { cwd: repoRoot, env: f.env },
     );
+    const leaks = (): unknown => {
+      const outputs: Output[] = [
+        { name: 'journey: stdout', text: r.stdout },
+        { name: 'journey: stderr', text: r.stderr },
+        ...filesOf(join(dir, 'work'), 'journey'),
+      ];
+      return describeHits(scan(outputs, plantedCanaries(channels), inputsOf([...inputTexts([f]), ...inputs])));
+    };
+    return { r, dir, leaks };
+  }
+
+  it('the greenfield journey in a temporary copy, canaries planted in its BMC credentials, catalogue, site and functionConfigs', () => {
+    const { r, dir, leaks } = journeyWithCanaries(JOURNEY_CHANNELS, 'secrets-journey');
+    expect(r.status, r.stdout + r.stderr).toBe(0);
+    // the planted items went all the way: rendered, flattened, validated
+    expect(existsSync(join(dir, 'work/rendered/harness/kustomization.yaml'))).toBe(true);
+    expect(leaks()).toEqual([]);
+  });
+
+  it('the journey with plaintext Secrets planted in its site: render stops, naming each Secret, no value anywhere', () => {
+    const { r, dir, leaks } = journeyWithCanaries(PLAINTEXT_SECRET_CHANNELS, 'secrets-journey-plain');
     expect(r.status).not.toBe(0);
     expect(r.stdout + r.stderr).toMatch(/Secret\/harness\/\S+ holds plain-text credentials/);
     expect(existsSync(join(dir, 'work/rendered/harness'))).toBe(false);
-    const outputs: Output[] = [
-      { name: 'journey: stdout', text: r.stdout },
-      { name: 'journey: stderr', text: r.stderr },
-      ...filesOf(join(dir, 'work'), 'journey'),
-    ];
-    const index = inputsOf([...inputTexts([f]), ...inputs]);
-    expect(describeHits(scan(outputs, plantedCanaries(channels), index))).toEqual([]);
+    expect(leaks()).toEqual([]);
   });
 });
