@@ -449,9 +449,10 @@ function keptSnapshots(ctx: Context<Spec>, targets: readonly Target[], failed: S
  * discovery, a short process that mostly waits on BMCs. Its per-System code (the crawl, the
  * normalisation, the request path) ran a few hundred to a few thousand times and TurboFan
  * compiled 80 functions for it: ~1 s of compile jobs, a quarter of the process's CPU at 500
- * BMCs (perf; bench/bmh-from-redfish.ts prints the CPU per request). Ten times V8's budget
- * (66 KiB of bytecode per tick) optimises only what a large fleet really runs hot. Set after the
- * bundle's code cache is read (the cache is checked against the flags it was made with).
+ * BMCs (perf; bench/bmh-from-redfish.ts prints the CPU per request). This budget (bytecode run
+ * per tick before TurboFan is considered; V8 11 has 66 KiB, V8 12 and later 132 KiB, with
+ * Maglev below it) optimises only what a large fleet really runs hot. Set once discovery starts,
+ * after the bundle's code cache was read (V8 checks the cache against the flags it was made with).
  */
 const DISCOVERY_INTERRUPT_BUDGET = 10 * 66 * 1024;
 
