@@ -176,11 +176,14 @@ export class KubeObject {
     return this.#notes ?? [];
   }
 
-  /** The item as a standalone YAML document. */
+  /**
+   * The item as a standalone YAML document. An unchanged list entry's is dedented anew at each
+   * call, not kept: kept, every item read once would hold a second copy of its bytes (a reader
+   * that needs it several times keeps it while it works).
+   */
   get body(): string {
     if (this.#doc) return this.#doc.toString(EMIT_OPTIONS);
-    this.#body ??= this.#sourceDocument();
-    return this.#body;
+    return this.#sourceDocument();
   }
 
   /** The original text as a document, not cached: an item read once costs its bytes only. */

@@ -75,8 +75,10 @@ export async function analyse(
     ctx.index(o, head, shared);
     // a strategic-merge deletion (`$patch: delete`) names an object; it holds none of its fields
     if (tree && tree.$patch !== undefined) ctx.markPartial(o);
+    ctx.visiting(o);
     for (const f of families) f.visit?.(o, head, tree, error);
   }
+  ctx.visiting(undefined);
   for (const f of families) await f.finish?.();
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of ctx.findings) counts[f.severity]++;

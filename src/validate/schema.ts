@@ -329,10 +329,10 @@ function walkLines(
  * sequence entry. Undefined when the text walk does not find the whole path (flow collections,
  * a path to a missing field ...): callers then ask the YAML parser (KubeObject.lineOf).
  */
-export function lineOfPath(o: KubeObject, path: readonly (string | number)[]): number | undefined {
+export function lineOfPath(o: KubeObject, path: readonly (string | number)[], body = o.body): number | undefined {
   const want = path.map(String);
   let found = -1;
-  walkLines(o.body, (i, p) => {
+  walkLines(body, (i, p) => {
     if (p.length !== want.length) return;
     for (let k = 0; k < p.length; k++) if (String(p[k]) !== want[k]) return;
     found = i;
@@ -370,9 +370,8 @@ function ambiguityAdvice(v: string): string {
 }
 
 /** Plain scalars YAML 1.1 and YAML 1.2 (Go yaml.v3, kyaml, JSON schema tools) read differently. */
-export function ambiguousScalars(o: KubeObject, tree?: unknown): SchemaFinding[] {
+export function ambiguousScalars(o: KubeObject, tree?: unknown, body = o.body): SchemaFinding[] {
   const out: SchemaFinding[] = [];
-  const body = o.body;
   if (!CANDIDATE.test(body)) return out;
   walkLines(body, (i, path, value) => {
     if (value === undefined || value === '' || /^[|>][-+0-9]*(\s+#.*)?$/.test(value)) return;

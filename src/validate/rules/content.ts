@@ -38,7 +38,7 @@ export class ContentRules implements RuleFamily {
   visit(o: KubeObject, head: Head, tree: Tree | undefined): void {
     const k = head.kind;
     if (!tree || k === 'CustomResourceDefinition') return;
-    const body = o.body;
+    const body = this.ctx.text(o);
     // hygiene everywhere (BareMetalHost insecure-tls is reported by the host rules, with its own message)
     const hygiene =
       (this.ctx.on('template-leftover') && TEMPLATE_LEFTOVER.test(body)) ||

@@ -25,7 +25,7 @@ export class SchemaRules implements RuleFamily {
 
   visit(o: KubeObject, head: Head, tree: Tree | undefined, error?: string): void {
     if (this.#checker) for (const f of this.#checker.check(o, head, tree, error)) this.#report(o, f);
-    if (this.#ambiguous) for (const f of ambiguousScalars(o, tree)) this.#report(o, f);
+    if (this.#ambiguous) for (const f of ambiguousScalars(o, tree, this.ctx.text(o))) this.#report(o, f);
   }
 
   #report(o: KubeObject, f: SchemaFinding): void {
