@@ -369,6 +369,15 @@ function ambiguityAdvice(v: string): string {
   return `YAML 1.1 reads it as ${reading}, YAML 1.2 as the string "${v}"; quote it ("${v}")`;
 }
 
+/**
+ * Whether a text may hold an ambiguous plain scalar (ambiguousScalars finds none otherwise). True
+ * for an item's text as it came (a list entry, indented) whenever it is for the item as a
+ * document: each of the document's lines ends a line of the entry.
+ */
+export function mayHoldAmbiguous(text: string): boolean {
+  return CANDIDATE.test(text);
+}
+
 /** Plain scalars YAML 1.1 and YAML 1.2 (Go yaml.v3, kyaml, JSON schema tools) read differently. */
 export function ambiguousScalars(o: KubeObject, tree?: unknown, body = o.body): SchemaFinding[] {
   const out: SchemaFinding[] = [];
