@@ -199,6 +199,18 @@ describe('fastLoad', () => {
     expect(fastLoad(mixed(150, 150))).toBeUndefined();
   });
 
+  it('reads documents longer than its line tables, one after another, and finds a bare CR far down', () => {
+    // the line tables are shared by every read and grow: a long read, then a short one, then a long one with CRLF
+    const long = (n: number, eol: string) =>
+      `data:${eol}` + Array.from({ length: n }, (_, i) => `  key-${i}: |${eol}    line ${i}${eol}`).join('');
+    for (const t of [long(3000, '\n'), 'a: 1\n', long(700, '\r\n'), 'b:\n- x\n']) {
+      expect(fastLoad(t), t.slice(0, 40)).toEqual(yaml11(t));
+    }
+    // one bare CR after thousands of CRLF lines is still seen (the reader tracks the next CR, not the first)
+    const bare = long(2000, '\r\n').replace('line 1999\r\n', 'line\r1999\r\n');
+    expect(fastLoad(bare)).toBeUndefined();
+    expect(fastLoad(long(2000, '\r\n'))).toEqual(yaml11(long(2000, '\r\n')));
+  });
   it('loadYaml falls back to yaml and keeps YAML 1.1 meaning', () => {
     expect(loadYaml('a: &x yes\nb: *x\n')).toEqual({ a: true, b: true });
     expect(loadYaml('mode: 0644\n')).toEqual({ mode: 420 });
