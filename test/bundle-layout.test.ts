@@ -129,6 +129,25 @@ describe('function bundles', () => {
     expect(dir.status).toBe(1);
   });
 
+  it('the CLI with a file of lazy/ missing says which, in one line, exit 2 (not a finding about the user file)', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'bundle-cli-')), 'settings.yaml');
+    // an alias: read by the yaml package (lazy/yaml.cjs); a ConfigMap: checked by its lazy validator
+    writeFileSync(file, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: &v one, l: *v}\n');
+    for (const missing of [undefined, join('validate', 'v21_v1_ConfigMap.cjs'), 'yaml.cjs']) {
+      const copy = copyOfDist();
+      if (missing) rmSync(join(copy.root, 'pkg', 'dist', 'lazy', missing));
+      const r = spawnSync(process.execPath, [join(copy.root, 'pkg', 'dist', 'baremetal-krm.cjs'), 'validate', file], { encoding: 'utf8' });
+      if (!missing) expect(r.status).toBe(0);
+      else {
+        const path = join(copy.root, 'pkg', 'dist', 'lazy', missing);
+        expect(r.stderr).toBe(
+          `baremetal-krm validate: ${path} is missing: install dist/ whole (each bundle needs the lib/ and lazy/ folders beside it)\n`,
+        );
+        expect(r.status).toBe(2);
+      }
+    }
+  });
+
   it('a launcher without its code says what is missing, without a stack trace', () => {
     const copy = copyOfDist();
     rmSync(join(copy.root, 'pkg', 'dist', 'lib'), { recursive: true });

@@ -6,7 +6,16 @@
  * at most MAX_INPUT_BYTES each, and bytes that are not UTF-8 are an error, never replaced.
  */
 import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
-import { decodeUtf8, KrmError, type KubeObject, MAX_INPUT_BYTES, readAllBytes, readInput, splitDocuments } from '../krm/index.js';
+import {
+  decodeUtf8,
+  KrmError,
+  type KubeObject,
+  MAX_INPUT_BYTES,
+  missingInstallFile,
+  readAllBytes,
+  readInput,
+  splitDocuments,
+} from '../krm/index.js';
 
 export interface FileObject {
   object: KubeObject;
@@ -100,7 +109,8 @@ export function readYamlFiles(paths: string[]): ReadFiles {
       }
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
-      if (!(e instanceof KrmError) && !err.code) throw e;
+      // a broken install (a file of dist/ missing) stops the command, it is not this file's problem
+      if ((!(e instanceof KrmError) && !err.code) || missingInstallFile(e)) throw e;
       out.errors.push(`${path}: ${e instanceof KrmError ? e.message : (err.message ?? String(e)).split('\n')[0]}`);
     }
   }

@@ -4,8 +4,18 @@
  * summary per severity, and exits 1 on any error.
  */
 import { readdirSync, realpathSync, statSync } from 'node:fs';
-import { API_VERSION, collectBeforeResults, collectGarbage, KrmError, Results, formatResult, loadYaml, readSpec } from '../krm/index.js';
-import { KubeObject } from '../krm/index.js';
+import {
+  API_VERSION,
+  collectBeforeResults,
+  collectGarbage,
+  KrmError,
+  Results,
+  formatResult,
+  loadYaml,
+  missingInstallFile,
+  readSpec,
+} from '../krm/index.js';
+import { InstallError, KubeObject } from '../krm/index.js';
 import { analyse, CONFIG, type Finding, type IntentValidateSpec, lineOfPath, readExtraCrds, RULES, rulesHelp } from '../validate/index.js';
 import { dirname, join, resolve } from 'node:path';
 import { parseCommandArgs, UsageError } from './args.js';
@@ -135,6 +145,7 @@ function readConfig(cfg: string | undefined): { spec: IntentValidateSpec } | { e
     loadYaml(r.text);
     fc = KubeObject.fromDocument(r.text);
   } catch (e) {
+    if (e instanceof InstallError) throw e; // a broken install, not this input's problem
     return { error: `baremetal-krm validate: --config ${cfg}: ${(e as Error).message}\n` };
   }
   const results = new Results();
@@ -349,7 +360,7 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
     for (const s of skipped) findings.push({ rule: 'input', severity: 'info', message: s });
     objects = await validateFiles(files, cfg.spec, findings, secrets);
   } catch (e) {
-    err(`baremetal-krm validate: ${(e as Error).message}\n`);
+    err(`baremetal-krm validate: ${missingInstallFile(e) ?? (e as Error).message}\n`);
     return 2;
   }
   for (const f of findings) f.message = secrets.scrub(f.message);

@@ -12,7 +12,7 @@
  * Kustomization names, is reported.
  */
 import { posix } from 'node:path';
-import { KubeObject, LOCATION_ANNOTATION, compareStrings } from '../krm/index.js';
+import { InstallError, KubeObject, LOCATION_ANNOTATION, compareStrings } from '../krm/index.js';
 import { splitWithLines } from '../cli/files.js';
 import { HARDWARE_ANNOTATION, hardwareDetails, hostHardware, sensitiveValues } from '../validate/index.js';
 import { type FluxPathMapper, fluxKustomizationPaths, foldersOf } from './flux-paths.js';
@@ -84,6 +84,7 @@ function readObjects(files: readonly SourceFile[], problems: Problem[]): { kept:
         o = KubeObject.fromDocument(d.body);
         void o.annotations; // the header only: items are copied, not read
       } catch (e) {
+        if (e instanceof InstallError) throw e; // a broken install, not this input's problem
         problems.push({
           severity: 'error',
           message: `${f.path}:${d.line}: does not parse as YAML (${(e as Error).message.split('\n')[0]})`,

@@ -4,6 +4,7 @@ import { parse, stringify } from 'yaml';
 import { PARSE_OPTIONS } from './lazy.js';
 import { describe, expect, it } from 'vitest';
 import { fastLoad, loadYaml } from './fast-yaml.js';
+import { readYaml } from './yaml-read.js';
 
 const yaml11 = (t: string): unknown => parse(t, PARSE_OPTIONS);
 
@@ -197,6 +198,24 @@ describe('fastLoad', () => {
     const mixed = (block: number, flow: number) => nested(block).replace(/v: 1\n$/, `v: ${'['.repeat(flow)}1${']'.repeat(flow)}\n`);
     expect(fastLoad(mixed(120, 120))).toEqual(yaml11(mixed(120, 120)));
     expect(fastLoad(mixed(150, 150))).toBeUndefined();
+  });
+
+  it('both readers take 256 nested collections and refuse 257, in every layout', () => {
+    // `levels` collections each: block mappings, flow sequences in a mapping, block sequences, compact sequences, flow at the top
+    const layouts: Record<string, (levels: number) => string> = {
+      'block mappings': (n) => Array.from({ length: n - 1 }, (_, i) => `${'  '.repeat(i)}k:\n`).join('') + `${'  '.repeat(n - 1)}v: 1\n`,
+      'flow in block': (n) => `k: ${'['.repeat(n - 1)}1${']'.repeat(n - 1)}\n`,
+      'block sequences': (n) => Array.from({ length: n }, (_, i) => `${' '.repeat(2 * i)}-${i === n - 1 ? ' x' : ''}\n`).join(''),
+      'compact sequences': (n) => `${'- '.repeat(n)}x\n`,
+      'flow at the top': (n) => `${'['.repeat(n)}1${']'.repeat(n)}\n`,
+    };
+    for (const [layout, make] of Object.entries(layouts)) {
+      expect(() => readYaml(make(256)), layout).not.toThrow();
+      const fast = fastLoad(make(256));
+      if (fast !== undefined) expect(fast, layout).toEqual(yaml11(make(256)));
+      expect(() => readYaml(make(257)), layout).toThrow(/nesting deeper than 256 levels/);
+      expect(fastLoad(make(257)), layout).toBeUndefined();
+    }
   });
 
   it('reads documents longer than its line tables, one after another, and finds a bare CR far down', () => {

@@ -16,6 +16,7 @@ export {
   OutputClosed,
 } from './main.js';
 export { readInput, type ParsedInput } from './resource-list.js';
+export { InstallError, loadInstalled, missingInstallFile } from './install.js';
 export { loadYaml } from './fast-yaml.js';
 export { schemaMarkdown, schemaReference, type JsonSchema } from './schema-doc.js';
 export { lazy, yamlLib, PARSE_OPTIONS } from './lazy.js';

@@ -9,13 +9,15 @@
  *   undici().request(...)
  */
 import { createRequire } from 'node:module';
+import { loadInstalled } from './install.js';
 
 export function lazy<T>(thunk: () => T, specifier: string, importMetaUrl: string | undefined): () => T {
   let value: T | undefined;
   let loaded = false;
   return () => {
     if (!loaded) {
-      if (typeof require === 'function') value = thunk();
+      // in a bundle, the package is a file of dist/lazy/: missing, it is a broken install
+      if (typeof require === 'function') value = loadInstalled(thunk);
       else value = createRequire(importMetaUrl ?? import.meta.url)(specifier) as T;
       loaded = true;
     }

@@ -22,6 +22,7 @@ import {
 } from './input-bytes.js';
 import { plainYaml } from './emit.js';
 import { loadYaml } from './fast-yaml.js';
+import { InstallError, missingInstallFile } from './install.js';
 import { formatResult, Results, type Result } from './results.js';
 import { schemaReference, type JsonSchema } from './schema-doc.js';
 import { redactText, Redactor } from '../secrets/redact.js';
@@ -94,6 +95,7 @@ export function readSpec<Spec>(def: ConfigDefinition, fc: KubeObject | undefined
     try {
       data = fc.data;
     } catch (e) {
+      if (e instanceof InstallError) throw e; // a broken install, not this input's problem
       results.error(`functionConfig: ${(e as Error).message}`, { rule: 'config' });
       return undefined;
     }
@@ -110,6 +112,7 @@ export function readSpec<Spec>(def: ConfigDefinition, fc: KubeObject | undefined
       try {
         spec = def.fromConfigMap(strings);
       } catch (e) {
+        if (e instanceof InstallError) throw e; // a broken install, not this input's problem
         results.error(`functionConfig ConfigMap: ${(e as Error).message}`, { rule: 'config', field: 'data' });
         return undefined;
       }
@@ -544,19 +547,6 @@ export class OutputClosed extends Error {}
 
 function closedOr(e: unknown): unknown {
   return (e as NodeJS.ErrnoException).code === 'EPIPE' ? new OutputClosed('output closed by its reader') : e;
-}
-
-/**
- * A file of the installed dist/ that is missing (lib/<fn>.js, lazy/yaml.cjs, a lazy validator):
- * a broken install, not a bug to report. The message names it and the fix.
- */
-export function missingInstallFile(e: unknown): string | undefined {
-  const err = e as NodeJS.ErrnoException;
-  const where = err?.code === 'ENOENT' ? err.path : err?.code === 'MODULE_NOT_FOUND' ? /'([^']+)'/.exec(err.message)?.[1] : undefined;
-  // in a bundle, __dirname is the dist folder: a missing file elsewhere (the user's) is not this
-  const dist = typeof __dirname === 'string' ? __dirname : undefined;
-  if (!where || !/[/\\](?:lib|lazy)[/\\]/.test(where) || (dist !== undefined && !where.startsWith(dist))) return undefined;
-  return `${where} is missing: install dist/ whole (each bundle needs the lib/ and lazy/ folders beside it)`;
 }
 
 /** What a writer waits on when a non-blocking pipe is full (Atomics.wait: a synchronous sleep). */

@@ -53,6 +53,13 @@ function errorAt(src: string, offset: number, detail: string, code: string): Yam
 /** How `yaml` composes for us: PARSE_OPTIONS, duplicate keys left to us, comments glued to values allowed. */
 const COMPOSE_OPTIONS = { ...PARSE_OPTIONS, strict: false, uniqueKeys: false, maxAliasCount: -1 };
 
+/** How many collections (block mappings and sequences, flow collections) are open on the parser's stack. */
+function openCollections(stack: readonly import('yaml').CST.Token[]): number {
+  let n = 0;
+  for (const t of stack) if (t.type === 'block-map' || t.type === 'block-seq' || t.type === 'flow-collection') n++;
+  return n;
+}
+
 /** `yaml`'s documents of `src`, with the nesting depth checked while the parser runs (iterative). */
 function composeDocuments(src: string): Document.Parsed[] {
   const Y = yamlLib();
@@ -60,8 +67,9 @@ function composeDocuments(src: string): Document.Parsed[] {
   const tokens: import('yaml').CST.Token[] = [];
   for (const lexeme of new Y.Lexer().lex(src)) {
     for (const t of parser.next(lexeme)) tokens.push(t);
-    // the stack holds the document, each open collection and the node being read
-    if (parser.stack.length > MAX_DEPTH + 2)
+    // the stack holds the document, each open collection and, in block context, the node being
+    // read: count the collections themselves, as the fast reader does (flow and block alike)
+    if (parser.stack.length > MAX_DEPTH && openCollections(parser.stack) > MAX_DEPTH)
       throw errorAt(src, parser.offset, `nesting deeper than ${MAX_DEPTH} levels is not accepted`, 'DEPTH');
   }
   for (const t of parser.end()) tokens.push(t);

@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isRecord, loadYaml } from '../krm/index.js';
+import { InstallError, isRecord, loadYaml } from '../krm/index.js';
 
 export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
 
@@ -74,11 +74,13 @@ export function readYamlFile(path: string): { data?: unknown; error?: string } {
   try {
     text = readFileSync(path, 'utf8');
   } catch (e) {
+    if (e instanceof InstallError) throw e; // a broken install, not this input's problem
     return { error: `cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})` };
   }
   try {
     return { data: loadYaml(text) };
   } catch (e) {
+    if (e instanceof InstallError) throw e; // a broken install, not this input's problem
     return { error: `does not parse as YAML (${(e as Error).message.split('\n')[0]})` };
   }
 }

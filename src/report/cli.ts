@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Redactor } from '../secrets/redact.js';
-import { loadYaml } from '../krm/index.js';
+import { InstallError, loadYaml } from '../krm/index.js';
 import type { IntentValidateSpec } from '../validate/analyse.js';
 import validateIntentSpec from '../validate/generated/spec.validate.js';
 import validateConfig from './generated/config.validate.js';
@@ -73,6 +73,7 @@ export function readConfig(path: string): ConfigSpec {
   try {
     doc = loadYaml(readFileSync(path, 'utf8'));
   } catch (e) {
+    if (e instanceof InstallError) throw e; // a broken install, not this input's problem
     throw new UsageError(`--config ${path}: ${(e as Error).message.split('\n')[0]}`);
   }
   const d = doc as { apiVersion?: unknown; kind?: unknown; spec?: unknown } | null;

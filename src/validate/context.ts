@@ -4,7 +4,7 @@
  * through the index, so a scan inside a loop shows as work growing faster than the input
  * (tests count it: test/validate-work.test.ts).
  */
-import { intern, isRecord, type KubeObject } from '../krm/index.js';
+import { intern, isRecord, KrmError, type KubeObject } from '../krm/index.js';
 import { RULES } from './rules.js';
 import type { AnalyseOptions, Finding, FindingPlace, IntentValidateSpec, Severity } from './types.js';
 
@@ -196,7 +196,9 @@ export function readTree(o: KubeObject): { tree?: Tree; error?: string } {
     // read from the item's own text and not kept (KubeObject.readData); the runtime words errors (file, line, column)
     return { tree: o.readData() };
   } catch (e) {
-    return { error: (e as Error).message };
+    // only the input's own problems are findings; a bug or a broken install is not the item's
+    if (!(e instanceof KrmError)) throw e;
+    return { error: e.message };
   }
 }
 

@@ -2,7 +2,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Results } from '../krm/index.js';
-import { loadYaml } from '../krm/index.js';
+import { InstallError, loadYaml } from '../krm/index.js';
 import { splitStream } from '../krm/index.js';
 
 export function readExtraCrds(paths: string[], results: Results): Record<string, unknown>[] {
@@ -29,6 +29,7 @@ export function readExtraCrds(paths: string[], results: Results): Record<string,
         if (v && typeof v === 'object' && (v as Record<string, unknown>).kind === 'CustomResourceDefinition')
           out.push(v as Record<string, unknown>);
       } catch (e) {
+        if (e instanceof InstallError) throw e; // a broken install, not this input's problem
         results.error(`spec.schemas.paths: ${f} is not valid YAML/JSON: ${(e as Error).message}`, {
           rule: 'config',
           field: 'spec.schemas.paths',

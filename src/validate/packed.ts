@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import type { CompiledValidator } from '../krm/index.js';
+import { type CompiledValidator, loadInstalled } from '../krm/index.js';
 import { PACKED_NAMES } from './generated/packed.js';
 
 const packedNames = new Set(PACKED_NAMES);
@@ -31,7 +31,7 @@ function compileModule(path: string): ModuleFunction {
   } catch {
     // no cache: compile
   }
-  const source = `(function (module, exports, require) {${readFileSync(path, 'utf8')}\n})`;
+  const source = `(function (module, exports, require) {${loadInstalled(() => readFileSync(path, 'utf8'))}\n})`;
   const script = new Script(source, { filename: `dist/lazy/validate/${basename(path)}`, cachedData });
   (globalThis as { [CODE_CACHE_RUN]?: Map<string, Script> })[CODE_CACHE_RUN]?.set(`${path}.cache`, script);
   return script.runInThisContext() as ModuleFunction;

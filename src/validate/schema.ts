@@ -3,7 +3,7 @@
  * input, extra CRDs), unknown fields where the schema is closed, and YAML 1.1 scalars that
  * YAML 1.1 and 1.2 readers disagree on. Validators load lazily, only for kinds present.
  */
-import type { KubeObject } from '../krm/index.js';
+import { InstallError, type KubeObject } from '../krm/index.js';
 import { checkedSchema, crdSchemas } from './crd.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 import { unpack } from './packed.js';
@@ -85,6 +85,7 @@ export class SchemaChecker {
       try {
         v = this.#compile(crd);
       } catch (e) {
+        if (e instanceof InstallError) throw e; // a broken install, not this input's problem
         out.push({
           rule: 'schema',
           message: `the CRD for ${key} does not compile to a schema (${(e as Error).message}); its items are not checked`,
