@@ -22,7 +22,7 @@ const folders = [
 
 describe('the head the analysis sees', () => {
   it("is the tree's head, read from the object where they agree (differential)", () => {
-    const objects = [...readYamlFiles(expandPaths(folders)).objects.map((f) => f.object), ...readInput(fleetMixStream(200)).items];
+    const objects = [...readYamlFiles(expandPaths(folders)).files.flatMap((f) => f.objects), ...readInput(fleetMixStream(200)).items];
     let shared = 0;
     let compared = 0;
     for (const o of objects) {

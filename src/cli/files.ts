@@ -16,7 +16,6 @@ import {
   readInput,
   splitDocuments,
 } from '../krm/index.js';
-import { pushAll } from '../krm/index.js';
 
 export interface FileObject {
   object: KubeObject;
@@ -27,8 +26,14 @@ export interface FileObject {
   index: number;
 }
 
+/** A file's items, each knowing its first line (`sourceLine`). */
+export interface FileItems {
+  path: string;
+  objects: KubeObject[];
+}
+
 export interface ReadFiles {
-  objects: FileObject[];
+  files: FileItems[];
   /** paths that are not regular files, with why (`a FIFO`): not read */
   skipped: string[];
   /** files that cannot be read (too large, not UTF-8, permissions), as `path: message` */
@@ -76,26 +81,31 @@ export function splitWithLines(text: string): { body: string; line: number }[] {
   });
 }
 
+/** The items of one file's text (ResourceList and List unwrapped), each with its first line as `sourceLine`. */
+export function fileItems(text: string): KubeObject[] {
+  const items = readInput(text).items;
+  items.forEach((object, index) => {
+    object.sourceLine = object.inputLine ?? 1;
+    object.where ??= `item ${index + 1}`;
+  });
+  return items;
+}
+
 /** The items of one file's text (ResourceList and List unwrapped), with their lines. */
 export function fileObjects(path: string, text: string): FileObject[] {
-  return readInput(text).items.map((object, index) => {
-    const line = object.inputLine ?? 1;
-    object.sourceLine = line;
-    object.where ??= `item ${index + 1}`;
-    return { object, path, line, index };
-  });
+  return fileItems(text).map((object, index) => ({ object, path, line: object.sourceLine!, index }));
 }
 
 /** Reads files; special files are skipped and unreadable ones reported, never fatal for the others. */
 export function readYamlFiles(paths: string[]): ReadFiles {
-  const out: ReadFiles = { objects: [], skipped: [], errors: [], size: 0 };
+  const out: ReadFiles = { files: [], skipped: [], errors: [], size: 0 };
   for (const path of paths) {
     try {
       const r = readRegularFile(path);
       if ('skip' in r) out.skipped.push(`${path}: ${r.skip}, not a regular file: not read`);
       else {
         out.size += r.text.length;
-        pushAll(out.objects, fileObjects(path, r.text));
+        out.files.push({ path, objects: fileItems(r.text) });
       }
     } catch (e) {
       const err = e as NodeJS.ErrnoException;

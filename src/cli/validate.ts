@@ -23,7 +23,7 @@ import { type CiFinding, type CiRule, type CiTool, findingLine, sortFindings } f
 import { toJUnit } from './junit.js';
 import { Redactor } from '../secrets/redact.js';
 import { CLUSTER_SCOPED, kustomizeFacts } from './kustomization.js';
-import { type FileObject, readRegularFile, readYamlFiles } from './files.js';
+import { type FileItems, readRegularFile, readYamlFiles } from './files.js';
 import { toSarif } from './sarif.js';
 
 export const VALIDATE_HELP = `baremetal-krm validate [--config FILE] [--quiet] [--format text|sarif|junit] FILE|FOLDER...
@@ -160,37 +160,53 @@ function readConfig(cfg: string | undefined): { spec: IntentValidateSpec } | { e
  * values file) are named (info) and skipped, except files kustomize uses as patches; a
  * kustomization is skipped silently. The header is enough to tell: the analysis reads each item once.
  */
-function krmObjects(objects: FileObject[], patches: Set<string>, findings: CiFinding[], paths: Paths): FileObject[] {
-  const input = (f: FileObject, severity: 'error' | 'info', message: string): void => {
-    // kustomize's own files and the patches they name are not KRM objects, and need not be
-    if (severity === 'info' && (patches.has(paths.absolute(f.path)) || /(?:^|[\\/])(?:kustomization\.ya?ml|Kustomization)$/.test(f.path)))
-      return;
-    findings.push({ rule: 'input', severity, message, file: f.path, line: f.line });
-  };
-  return objects.filter((f) => {
-    let kind: string;
-    let apiVersion: string;
-    try {
-      kind = f.object.kind;
-      apiVersion = f.object.apiVersion;
-    } catch (e) {
-      if (!(e instanceof KrmError)) throw e;
-      if (/ is not a mapping /.test(e.message)) input(f, 'info', `${e.message.split(':')[0]}: skipped, not a KRM object`);
-      else input(f, 'error', e.message);
-      return false;
+function krmObjects(files: FileItems[], patches: Set<string>, findings: CiFinding[], paths: Paths): KrmObjects {
+  const krm: KrmObjects = { objects: [], fileOf: new Map() };
+  for (const { path, objects } of files) {
+    const input = (o: KubeObject, severity: 'error' | 'info', message: string): void => {
+      // kustomize's own files and the patches they name are not KRM objects, and need not be
+      if (severity === 'info' && (patches.has(paths.absolute(path)) || /(?:^|[\\/])(?:kustomization\.ya?ml|Kustomization)$/.test(path)))
+        return;
+      findings.push({ rule: 'input', severity, message, file: path, line: o.sourceLine });
+    };
+    for (const o of objects) {
+      if (!isKrmObject(o, input)) continue;
+      krm.objects.push(o);
+      krm.fileOf.set(o, path);
     }
-    if (!kind || !apiVersion) {
-      if (kind || apiVersion)
-        input(
-          f,
-          'error',
-          `${f.object.where} has ${kind ? 'kind but no apiVersion' : 'apiVersion but no kind'}: every KRM resource needs both`,
-        );
-      else input(f, 'info', `${f.object.where} has no apiVersion and kind: skipped, not a KRM object`);
-      return false;
-    }
-    return !(kind === 'Kustomization' && apiVersion.startsWith('kustomize.config.k8s.io/'));
-  });
+  }
+  return krm;
+}
+
+/** Whether an item is a KRM object to validate; `input` is told why not, when that is worth saying. */
+function isKrmObject(o: KubeObject, input: (o: KubeObject, severity: 'error' | 'info', message: string) => void): boolean {
+  let kind: string;
+  let apiVersion: string;
+  try {
+    kind = o.kind;
+    apiVersion = o.apiVersion;
+  } catch (e) {
+    if (!(e instanceof KrmError)) throw e;
+    if (/ is not a mapping /.test(e.message)) input(o, 'info', `${e.message.split(':')[0]}: skipped, not a KRM object`);
+    else input(o, 'error', e.message);
+    return false;
+  }
+  if (!kind || !apiVersion) {
+    if (kind || apiVersion)
+      input(o, 'error', `${o.where} has ${kind ? 'kind but no apiVersion' : 'apiVersion but no kind'}: every KRM resource needs both`);
+    else input(o, 'info', `${o.where} has no apiVersion and kind: skipped, not a KRM object`);
+    return false;
+  }
+  return !(kind === 'Kustomization' && apiVersion.startsWith('kustomize.config.k8s.io/'));
+}
+
+/**
+ * The KRM objects of the files, in order, and the file of each (its line is its `sourceLine`):
+ * one map entry per object, no record (at fleet scale a record per object is megabytes).
+ */
+interface KrmObjects {
+  objects: KubeObject[];
+  fileOf: Map<KubeObject, string>;
 }
 
 interface Prepared {
@@ -205,22 +221,26 @@ interface Prepared {
  * and a kustomization's \`namespace:\` sets the namespace of what it lists (as kustomize does)
  * before references are checked.
  */
-function applyKustomizations(kf: ReturnType<typeof kustomizeFacts>, krm: FileObject[], spec: IntentValidateSpec, paths: Paths): Prepared {
+function applyKustomizations(kf: ReturnType<typeof kustomizeFacts>, krm: KrmObjects, spec: IntentValidateSpec, paths: Paths): Prepared {
   const original = new Map<KubeObject, KubeObject>();
-  for (const f of krm) {
-    const ns = kf.namespaceOf(f.path);
-    if (!ns || CLUSTER_SCOPED.has(f.object.kind) || f.object.namespace === ns) continue;
-    const copy = KubeObject.fromDocument(f.object.body);
-    copy.sourceLine = f.object.sourceLine;
+  const { objects, fileOf } = krm;
+  objects.forEach((o, i) => {
+    const path = fileOf.get(o)!;
+    const ns = kf.namespaceOf(path);
+    if (!ns || CLUSTER_SCOPED.has(o.kind) || o.namespace === ns) return;
+    const copy = KubeObject.fromDocument(o.body);
+    copy.sourceLine = o.sourceLine;
     try {
       copy.set('metadata.namespace', ns);
     } catch {
-      continue; // not valid YAML: the analysis reports it as written
+      return; // not valid YAML: the analysis reports it as written
     }
-    original.set(copy, f.object);
-    f.object = copy;
-  }
-  const partial = new Set(krm.filter((f) => kf.patches.has(paths.absolute(f.path))).map((f) => f.object));
+    original.set(copy, o);
+    objects[i] = copy;
+    fileOf.delete(o);
+    fileOf.set(copy, path);
+  });
+  const partial = new Set(objects.filter((o) => kf.patches.has(paths.absolute(fileOf.get(o)!))));
   if (kf.generated.length) {
     const s = spec as { references?: { external?: string[] } };
     spec = { ...s, references: { ...(s.references ?? {}), external: [...(s.references?.external ?? []), ...kf.generated] } };
@@ -229,7 +249,7 @@ function applyKustomizations(kf: ReturnType<typeof kustomizeFacts>, krm: FileObj
 }
 
 /** The line a finding points at, counted in the file as written. */
-function findingLineNumber(f: Finding, fo: FileObject | undefined, original: Map<KubeObject, KubeObject>): number | undefined {
+function findingLineNumber(f: Finding, original: Map<KubeObject, KubeObject>): number | undefined {
   let line = f.line;
   if (line === undefined && f.object && f.path) {
     const asWritten = original.get(f.object) ?? f.object;
@@ -241,7 +261,7 @@ function findingLineNumber(f: Finding, fo: FileObject | undefined, original: Map
         line = undefined;
       }
   }
-  return line ?? fo?.line;
+  return line ?? f.object?.sourceLine;
 }
 
 /** Absolute paths and folders of files, worked out once per file per run (asked once per object: a file holds thousands). */
@@ -272,48 +292,45 @@ async function validateFiles(files: string[], spec: IntentValidateSpec, findings
   for (const e of read.errors) findings.push({ rule: 'input', severity: 'error', message: e });
   const kf = kustomizeFacts(files);
   const paths = pathsOnce();
-  const krm = krmObjects(read.objects, kf.patches, findings, paths);
+  const krm = krmObjects(read.files, kf.patches, findings, paths);
+  const { objects, fileOf } = krm;
   // a document the analysis cannot read is an input finding at its file and line
-  const inputError = (f: FileObject, message: string): void => {
-    if (!/not a YAML mapping/.test(message)) findings.push({ rule: 'input', severity: 'error', message, file: f.path, line: f.line });
+  const inputError = (o: KubeObject, message: string): void => {
+    if (!/not a YAML mapping/.test(message))
+      findings.push({ rule: 'input', severity: 'error', message, file: fileOf.get(o), line: o.sourceLine });
   };
   const prepared = applyKustomizations(kf, krm, spec, paths);
-  const fileOf = new Map(krm.map((f) => [f.object, f]));
   const results = new Results();
   const extraCrds = readExtraCrds((prepared.spec as { schemas?: { paths?: string[] } }).schemas?.paths ?? [], results);
   for (const r of results.list) findings.push({ rule: r.tags?.rule ?? 'input', severity: r.severity, message: r.message });
-  const a = await analyse(
-    krm.map((f) => f.object),
-    prepared.spec,
-    {
-      extraCrds,
-      partial: prepared.partial,
-      scopeOf: (o) => paths.folderOf(fileOf.get(o)?.path ?? ''),
-      locate: (o) => (fileOf.get(o) ? `${fileOf.get(o)!.path}:${fileOf.get(o)!.line}` : undefined),
-      unreadable: (o, message) => inputError(fileOf.get(o)!, message),
-    },
-  );
+  const a = await analyse(objects, prepared.spec, {
+    extraCrds,
+    partial: prepared.partial,
+    scopeOf: (o) => paths.folderOf(fileOf.get(o) ?? ''),
+    locate: (o) => (fileOf.has(o) ? `${fileOf.get(o)}:${o.sourceLine}` : undefined),
+    unreadable: inputError,
+  });
   // the analysis's working state (indexes, records) is garbage now: freed before many findings are made, not under them
   if (collectBeforeResults(read.size, a.findings.length)) collectGarbage();
   // what the reader accepted as go-yaml does, though it is not standard YAML
-  for (const f of krm)
-    for (const n of f.object.notes) findings.push({ rule: 'input', severity: 'info', message: n, file: f.path, line: f.line });
+  for (const o of objects)
+    for (const n of o.notes) findings.push({ rule: 'input', severity: 'info', message: n, file: fileOf.get(o), line: o.sourceLine });
   // the credentials of the objects the findings are about (read again, not kept: the analysis keeps no tree)
   for (const o of new Set(a.findings.map((f) => f.object))) if (o) addCredentialsOf(secrets, o);
   for (const f of a.findings) {
-    const fo = f.object ? fileOf.get(f.object) : undefined;
+    const file = f.object ? fileOf.get(f.object) : undefined;
     const ref = f.object ? `${f.object.id}${f.field ? ' ' + f.field : ''}: ` : '';
     const msg = f.object && f.message.startsWith(f.object.id + ': ') ? f.message.slice(f.object.id.length + 2) : f.message;
     const finding: CiFinding = { rule: f.rule, severity: f.severity, message: ref + msg };
-    if (fo) {
-      finding.file = fo.path;
-      finding.line = findingLineNumber(f, fo, prepared.original);
+    if (file !== undefined) {
+      finding.file = file;
+      finding.line = findingLineNumber(f, prepared.original);
     }
     if (f.object) finding.resource = f.object.id;
     if (f.field) finding.field = f.field;
     findings.push(finding);
   }
-  return krm.length;
+  return objects.length;
 }
 
 export async function runValidate(argv: string[], io: CliIo): Promise<number> {

@@ -40,12 +40,23 @@ export const ANN = {
   localConfig: 'config.kubernetes.io/local-config',
 } as const;
 
-interface Header {
-  apiVersion: string;
-  kind: string;
-  metadata: Record<string, unknown>;
-  annotations?: Record<string, string>;
-  labels?: Record<string, string>;
+/**
+ * What few items need: a tree kept (`data`), a `yaml` Document being edited, notes of the
+ * reader, aliases into other items, the JSON text an edited JSON item was read from. One
+ * object when an item needs any of it, not eight slots on every item (a large input is mostly
+ * items nobody changes or keeps a tree of).
+ */
+class Rare {
+  doc: Document | undefined = undefined;
+  data: unknown = undefined;
+  notes: string[] | undefined = undefined;
+  /** the JSON text an edited JSON item was read from, for its numbers as written */
+  jsonOriginal: string | undefined = undefined;
+  /** whether the original text can be read alone (standsAlone), once known */
+  alone: boolean | undefined = undefined;
+  context: (() => unknown) | undefined = undefined;
+  foreignAliases: string[] | undefined = undefined;
+  readWhole = false;
 }
 
 export class KrmError extends Error {}
@@ -88,9 +99,11 @@ export class KubeObject {
   #form: SourceForm;
   #seqIndent: number;
   #body: string | undefined;
-  #doc: Document | undefined;
-  #data: unknown;
-  #header: Header | undefined;
+  /** the header (apiVersion, kind, metadata) once read: #metadata undefined until then */
+  #apiVersion = '';
+  #kind = '';
+  #metadata: Record<string, unknown> | undefined;
+  #rare: Rare | undefined;
   /** 1-based line of the item's first line in its source file, when the reader knows it */
   sourceLine: number | undefined;
   /** position in the input list, for messages about items that cannot be read */
@@ -99,15 +112,6 @@ export class KubeObject {
   #where: string | number | undefined;
   /** the list document the item came from (resource-list.ts), for writing it back */
   container: unknown;
-  /** reads the item within its whole list, when it uses anchors of other items */
-  context: (() => unknown) | undefined;
-  /** aliases the item uses whose anchors may be in other items */
-  foreignAliases: string[] | undefined;
-  /** read whole at input (aliases, deep nesting: scan.ts readWholeAtInput), so that every function reports what is wrong */
-  readWhole = false;
-  #notes: string[] | undefined;
-  /** the JSON text an edited JSON item was read from, for its numbers as written */
-  #jsonOriginal: string | undefined;
   /** 1-based line of the item in the input text (for messages about bytes, such as bad UTF-8) */
   inputLine: number | undefined;
 
@@ -117,6 +121,35 @@ export class KubeObject {
     this.#seqIndent = seqIndent;
     // most stream documents stand after a bare `---`: one shared string, not a copy per object
     this.lead = lead === DOCUMENT_START ? DOCUMENT_START : lead;
+  }
+
+  #more(): Rare {
+    this.#rare ??= new Rare();
+    return this.#rare;
+  }
+
+  /** reads the item within its whole list, when it uses anchors of other items */
+  get context(): (() => unknown) | undefined {
+    return this.#rare?.context;
+  }
+  set context(read: (() => unknown) | undefined) {
+    if (read || this.#rare) this.#more().context = read;
+  }
+
+  /** aliases the item uses whose anchors may be in other items */
+  get foreignAliases(): string[] | undefined {
+    return this.#rare?.foreignAliases;
+  }
+  set foreignAliases(names: string[] | undefined) {
+    if (names || this.#rare) this.#more().foreignAliases = names;
+  }
+
+  /** read whole at input (aliases, deep nesting: scan.ts readWholeAtInput), so that every function reports what is wrong */
+  get readWhole(): boolean {
+    return this.#rare?.readWhole ?? false;
+  }
+  set readWhole(whole: boolean) {
+    if (whole || this.#rare) this.#more().readWhole = whole;
   }
 
   /** what the item is called in messages when it cannot be read (`items[3]`, `document 2`) */
@@ -173,14 +206,18 @@ export class KubeObject {
 
   /** Notes the reader made on this item: non-standard constructs it accepted (reported as info). */
   get notes(): readonly string[] {
-    return this.#notes ?? [];
+    return this.#rare?.notes ?? [];
   }
 
-  /** The item as a standalone YAML document. */
+  /**
+   * The item as a standalone YAML document. An unchanged list entry's is dedented anew at each
+   * call, not kept: kept, every item read once would hold a second copy of its bytes (a reader
+   * that needs it several times keeps it while it works).
+   */
   get body(): string {
-    if (this.#doc) return this.#doc.toString(EMIT_OPTIONS);
-    this.#body ??= this.#sourceDocument();
-    return this.#body;
+    const doc = this.#rare?.doc;
+    if (doc) return doc.toString(EMIT_OPTIONS);
+    return this.#sourceDocument();
   }
 
   /** The original text as a document, not cached: an item read once costs its bytes only. */
@@ -190,11 +227,13 @@ export class KubeObject {
   }
 
   #invalidate(): void {
-    if (this.#form === 'json' && this.#raw !== undefined) this.#jsonOriginal = this.#raw;
+    if (this.#form === 'json' && this.#raw !== undefined) this.#more().jsonOriginal = this.#raw;
     this.#raw = undefined;
-    this.#data = undefined;
-    this.#header = undefined;
-    this.context = undefined;
+    this.#metadata = undefined;
+    if (this.#rare) {
+      this.#rare.data = undefined;
+      this.#rare.context = undefined;
+    }
   }
 
   /** `items[3] (path/file.yaml)`: the item in messages about its text. */
@@ -238,7 +277,8 @@ export class KubeObject {
   }
 
   #parse(): unknown {
-    if (this.#doc) return documentData(this.#doc);
+    const doc = this.#rare?.doc;
+    if (doc) return documentData(doc);
     if (this.#form === 'json' && this.#raw !== undefined) return JSON.parse(this.#raw);
     if (this.#form === 'entry' && this.#raw !== undefined && this.#body === undefined) {
       // the entry read in place (a one-entry sequence): its strings share the input's memory, no dedented copy
@@ -256,7 +296,8 @@ export class KubeObject {
           ? ` (line${lines.length > 1 ? 's' : ''} ${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ', ...' : ''}${this.sourceLine === undefined ? ' of the item' : ''})`
           : '';
         const note = `${this.#name()}${shown}: ${n.message}`;
-        if (!this.#notes?.includes(note)) (this.#notes ??= []).push(note); // read again (readData): said once
+        const rare = this.#more();
+        if (!rare.notes?.includes(note)) (rare.notes ??= []).push(note); // read again (readData): said once
       }
       return r.value;
     } catch (e) {
@@ -267,11 +308,13 @@ export class KubeObject {
 
   /** The whole item as plain data (YAML 1.1 scalars), kept. Do not mutate it: use set/edit. */
   get data(): Record<string, unknown> {
-    if (this.#data === undefined) {
-      this.#data = this.readData();
-      this.#header = undefined; // read again from the data: one copy of the metadata, not two
+    let data = this.#rare?.data;
+    if (data === undefined) {
+      data = this.readData();
+      this.#more().data = data;
+      this.#metadata = undefined; // read again from the data: one copy of the metadata, not two
     }
-    return this.#data as Record<string, unknown>;
+    return data as Record<string, unknown>;
   }
 
   /**
@@ -279,7 +322,8 @@ export class KubeObject {
    * reader that looks at each item once, so that a large input never holds every parsed tree.
    */
   readData(): Record<string, unknown> {
-    if (this.#data !== undefined) return this.#data as Record<string, unknown>;
+    const kept = this.#rare?.data;
+    if (kept !== undefined) return kept as Record<string, unknown>;
     let v: unknown;
     try {
       v = this.#parse();
@@ -293,10 +337,11 @@ export class KubeObject {
     return v;
   }
 
-  #head(): Header {
-    if (this.#header) return this.#header;
+  /** Reads the header (apiVersion, kind, metadata) when not read yet; returns the metadata. */
+  #head(): Record<string, unknown> {
+    if (this.#metadata) return this.#metadata;
     let h: unknown;
-    if (this.#data === undefined && !this.#doc && this.#raw !== undefined) {
+    if (this.#rare?.data === undefined && !this.#rare?.doc && this.#raw !== undefined) {
       if (this.#form === 'json') {
         try {
           h = JSON.parse(this.#raw); // the whole item, dropped after: pass-through keeps bytes only
@@ -315,16 +360,11 @@ export class KubeObject {
     if (!isRecord(h)) h = this.data;
     const o = h as Record<string, unknown>;
     const metadata = isRecord(o.metadata) ? o.metadata : {};
-    if (typeof metadata.namespace === 'string' && h !== this.#data) metadata.namespace = intern(metadata.namespace);
-    this.#header = {
-      apiVersion: typeof o.apiVersion === 'string' ? intern(o.apiVersion) : '',
-      kind: typeof o.kind === 'string' ? intern(o.kind) : '',
-      metadata,
-      // filled when asked; declared here so that they live in the object, not in a second array
-      annotations: undefined,
-      labels: undefined,
-    };
-    return this.#header;
+    if (typeof metadata.namespace === 'string' && h !== this.#rare?.data) metadata.namespace = intern(metadata.namespace);
+    this.#apiVersion = typeof o.apiVersion === 'string' ? intern(o.apiVersion) : '';
+    this.#kind = typeof o.kind === 'string' ? intern(o.kind) : '';
+    this.#metadata = metadata;
+    return metadata;
   }
 
   /** Reads the header now (the whole item when `readWhole`): throws KrmError when the item cannot be read or is not a mapping. */
@@ -336,15 +376,16 @@ export class KubeObject {
   /** Whether the item has top-level apiVersion and kind strings (checked at input). */
   get hasType(): { apiVersion: boolean; kind: boolean } {
     this.check();
-    const h = this.#head();
-    return { apiVersion: h.apiVersion !== '', kind: h.kind !== '' };
+    return { apiVersion: this.#apiVersion !== '', kind: this.#kind !== '' };
   }
 
   get apiVersion(): string {
-    return this.#head().apiVersion;
+    this.#head();
+    return this.#apiVersion;
   }
   get kind(): string {
-    return this.#head().kind;
+    this.#head();
+    return this.#kind;
   }
   /** API group: `metal3.io` of `metal3.io/v1alpha1`, '' for core. */
   get group(): string {
@@ -353,22 +394,19 @@ export class KubeObject {
     return i < 0 ? '' : av.slice(0, i);
   }
   get name(): string {
-    const n = this.#head().metadata.name;
+    const n = this.#head().name;
     return n === undefined || n === null ? '' : String(n);
   }
   get namespace(): string | undefined {
-    const n = this.#head().metadata.namespace;
+    const n = this.#head().namespace;
     return n === undefined || n === null || n === '' ? undefined : String(n);
   }
+  /** The annotations as strings: the metadata's own map when every value is one (the usual case: no copy, nothing kept). */
   get annotations(): Record<string, string> {
-    const h = this.#head();
-    h.annotations ??= stringMap(h.metadata.annotations);
-    return h.annotations;
+    return stringMap(this.#head().annotations);
   }
   get labels(): Record<string, string> {
-    const h = this.#head();
-    h.labels ??= stringMap(h.metadata.labels);
-    return h.labels;
+    return stringMap(this.#head().labels);
   }
   getAnnotation(key: string): string | undefined {
     return this.annotations[key];
@@ -416,19 +454,21 @@ export class KubeObject {
 
   /** The yaml Document of the item, for structural edits; call inside `edit`. */
   #document(): Document {
-    if (!this.#doc) {
+    let doc = this.#rare?.doc;
+    if (!doc) {
       if (this.context && this.#raw !== undefined && !this.standsAlone()) {
         // aliases into other items: edit the item as read within its list
-        this.#doc = yamlLib().parseDocument(yamlLib().stringify(this.data, EMIT_OPTIONS), { version: '1.1' });
-        return this.#doc;
+        doc = yamlLib().parseDocument(yamlLib().stringify(this.data, EMIT_OPTIONS), { version: '1.1' });
+      } else {
+        try {
+          doc = yamlDocument(this.body);
+        } catch (e) {
+          throw this.#readError(e);
+        }
       }
-      try {
-        this.#doc = yamlDocument(this.body);
-      } catch (e) {
-        throw this.#readError(e);
-      }
+      this.#more().doc = doc;
     }
-    return this.#doc;
+    return doc;
   }
 
   /** Edits the item through the `yaml` Document API (comments are kept). */
@@ -442,7 +482,7 @@ export class KubeObject {
   /** Sets a value. Scalars along plain block mappings are patched line-wise; else via yaml. */
   set(path: Path | string, value: unknown): void {
     const p = asPath(path);
-    if (!this.#doc && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) {
+    if (!this.#rare?.doc && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) {
       if (p.every((s) => typeof s === 'string')) {
         if (this.get(p) === value) return;
         const text = scalarText(value);
@@ -493,7 +533,7 @@ export class KubeObject {
 
   /** Replaces the whole content, keeping this item's place in the list. */
   replace(data: object): void {
-    this.#doc = undefined;
+    if (this.#rare) this.#rare.doc = undefined;
     this.#invalidate();
     this.#body = emitLikeYaml(data) ?? yamlLib().stringify(data, EMIT_OPTIONS);
   }
@@ -519,30 +559,31 @@ export class KubeObject {
   /** The item as JSON (its bytes when unchanged and read from JSON; numbers as written kept when edited). */
   jsonText(indent: string): string {
     if (this.#raw !== undefined && this.#form === 'json') return this.#raw;
-    const written = this.#jsonOriginal !== undefined ? writtenNumbers(this.#jsonOriginal) : new Map<string, string>();
+    const original = this.#rare?.jsonOriginal;
+    const written = original !== undefined ? writtenNumbers(original) : new Map<string, string>();
     return stringifyJson(this.data, written, indent);
   }
 
   /** Whether the original text can be read alone (false when it uses anchors of other items). */
   standsAlone(): boolean {
     if (!this.foreignAliases || this.#raw === undefined) return true;
-    if (this.#alone === undefined) {
+    const rare = this.#more();
+    if (rare.alone === undefined) {
       try {
         readYaml(this.#sourceDocument());
-        this.#alone = true;
+        rare.alone = true;
       } catch (e) {
-        this.#alone = !(e instanceof YamlReadError && e.code === 'UNKNOWN_ANCHOR');
+        rare.alone = !(e instanceof YamlReadError && e.code === 'UNKNOWN_ANCHOR');
       }
     }
-    return this.#alone;
+    return rare.alone;
   }
-  #alone: boolean | undefined;
 
   /** Writes the item from its data from now on (it cannot be written alone as it was read). */
   detach(): void {
     const data = this.data;
     this.#invalidate();
-    this.#data = data;
+    this.#more().data = data;
     this.#body = emitLikeYaml(data) ?? yamlLib().stringify(data, EMIT_OPTIONS);
   }
 

@@ -133,10 +133,12 @@ function scannedList(text: string, scanned: ScannedList, kind: string, baseLine:
     o.readWhole = readWholeAtInput(e.raw);
     return o;
   });
+  // the layout without the entries: the entries' records are not kept once they are items
+  const { entries: _, ...layout } = scanned;
   const doc: ListDoc = {
     kind,
     items,
-    write: (out, results, o) => writeScannedList(doc, scanned, out, results, o),
+    write: (out, results, o) => writeScannedList(doc, layout, out, results, o),
   };
   for (const o of items) o.container = doc;
   // aliases whose anchors are in other items: such an item is read within the whole list
@@ -155,7 +157,10 @@ function scannedList(text: string, scanned: ScannedList, kind: string, baseLine:
   return doc;
 }
 
-function writeScannedList(doc: ListDoc, scanned: ScannedList, items: KubeObject[], results: Result[] | undefined, out: Output): void {
+/** How a scanned list is written back: its sections and the layout of its items, not the entries. */
+type ListLayout = Omit<ScannedList, 'entries'>;
+
+function writeScannedList(doc: ListDoc, scanned: ListLayout, items: KubeObject[], results: Result[] | undefined, out: Output): void {
   const resultsToo = doc.kind === 'ResourceList';
   const sections = scanned.sections;
   for (let s = 0; s < sections.length; s++) {
@@ -191,7 +196,7 @@ function endsWithNewline(chunks: readonly OutputChunk[]): boolean {
   return true;
 }
 
-function writeBlockItems(doc: ListDoc, scanned: ScannedList, items: KubeObject[], out: Output): void {
+function writeBlockItems(doc: ListDoc, scanned: ListLayout, items: KubeObject[], out: Output): void {
   const intact = items.length === doc.items.length && items.every((o, i) => o === doc.items[i] && !o.changed);
   if (intact) {
     out.chunks.push(scanned.sections[scanned.itemsAt]!.text);

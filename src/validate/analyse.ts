@@ -8,7 +8,7 @@
  * pass on those records, through indexes: the work is linear in the input. Nothing is printed,
  * nothing is changed, secret values are never kept or quoted.
  */
-import type { KubeObject } from '../krm/index.js';
+import { collectGarbage, type KubeObject } from '../krm/index.js';
 import { analysisHead, type RuleContext as Context, RuleContext, type RuleFamily, readTree } from './context.js';
 import { CapacityRules } from './rules/capacity.js';
 import { ContentRules } from './rules/content.js';
@@ -28,6 +28,14 @@ export interface AnalyseRunOptions extends AnalyseOptions {
   /** an item that is not a YAML mapping: the caller reports it (default: a schema finding when its kind has a schema) */
   unreadable?: (o: KubeObject, message: string) => void;
 }
+
+/**
+ * Items from which one full garbage collection between the pass and the cross-item checks pays
+ * for itself: the pass leaves every item's tree and the index's outgrown tables as garbage,
+ * which V8 keeps until its heap doubles, and the checks would add their records on top (at
+ * 100k objects of the fleet mix ~15 MiB of peak RSS, for ~2% of the run).
+ */
+const LARGE_ANALYSIS = 50_000;
 
 function configFinding(ctx: Context): void {
   if (ctx.nowValid) return;
@@ -75,8 +83,11 @@ export async function analyse(
     ctx.index(o, head, shared);
     // a strategic-merge deletion (`$patch: delete`) names an object; it holds none of its fields
     if (tree && tree.$patch !== undefined) ctx.markPartial(o);
+    ctx.visiting(o);
     for (const f of families) f.visit?.(o, head, tree, error);
   }
+  ctx.visiting(undefined);
+  if (ctx.objects.length >= LARGE_ANALYSIS) collectGarbage();
   for (const f of families) await f.finish?.();
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of ctx.findings) counts[f.severity]++;

@@ -220,6 +220,9 @@ export class RuleContext {
   #named: KeyedMap<true> | undefined;
   readonly #work: Map<string, number> | undefined;
   readonly #partial: Set<KubeObject>;
+  /** the item the pass is at, and its text once a rule asked for it */
+  #current: KubeObject | undefined;
+  #currentText: string | undefined;
 
   constructor(
     objects: readonly KubeObject[],
@@ -254,6 +257,22 @@ export class RuleContext {
     if (typeof groups === 'string') {
       if (groups !== head.group) this.#present.set(key, new Set([groups, head.group]));
     } else groups.add(head.group);
+  }
+
+  /** The pass is at `o` now: its text is made once, for every rule that asks (text). */
+  visiting(o: KubeObject | undefined): void {
+    this.#current = o;
+    this.#currentText = undefined;
+  }
+
+  /**
+   * An item's text as a document (KubeObject.body): the item being visited is dedented once for
+   * every rule, and the text is not kept after its visit (kept, it would double the input).
+   */
+  text(o: KubeObject): string {
+    if (o !== this.#current) return o.body;
+    this.#currentText ??= o.body;
+    return this.#currentText;
   }
 
   /** The head of an indexed item. */

@@ -25,11 +25,17 @@ export function toResults(
       compareStrings(a.message, b.message)
     );
   });
+  // an item's findings are next to each other: its text is made once for them, and not kept after
+  let textOf: { o: KubeObject; text: string } | undefined;
+  const text = (o: KubeObject): string => {
+    if (textOf?.o !== o) textOf = { o, text: o.body };
+    return textOf.text;
+  };
   for (const f of sorted) {
     let line = f.line;
     if (line === undefined && f.object && f.path) {
       // from the item's text first; the YAML parser (KubeObject.lineOf) only when that cannot tell
-      line = lineOfPath(f.object, f.path);
+      line = lineOfPath(f.object, f.path, text(f.object));
       if (line === undefined)
         try {
           line = f.object.lineOf(f.path as (string | number)[]);
@@ -37,7 +43,7 @@ export function toResults(
           line = undefined;
         }
     }
-    if (line !== undefined && f.object) line = fileLine(f.object, line);
+    if (line !== undefined && f.object) line = fileLine(f.object, line, text);
     ctx.results.add(f.severity, f.message, { object: f.object, field: f.field, rule: f.rule, line });
   }
 }
@@ -52,11 +58,11 @@ const INJECTED = /^\s+['"]?(?:internal\.config\.kubernetes\.io\/[^'":]+|config\.
  * at an offset the function cannot know, so its line is left out. Items without a path (a piped
  * stream, a bare ResourceList) keep their line in the input.
  */
-function fileLine(o: KubeObject, line: number): number | undefined {
+function fileLine(o: KubeObject, line: number, text: (o: KubeObject) => string): number | undefined {
   const file = o.file();
   if (!file) return line;
   if ((file.index ?? 0) !== 0) return undefined;
-  const lines = o.body.split('\n');
+  const lines = text(o).split('\n');
   const rel = line - (o.sourceLine ?? 1); // 0-based in the item
   let skip = 0;
   let annotationsAt = -1;

@@ -330,10 +330,10 @@ function walkLines(
  * sequence entry. Undefined when the text walk does not find the whole path (flow collections,
  * a path to a missing field ...): callers then ask the YAML parser (KubeObject.lineOf).
  */
-export function lineOfPath(o: KubeObject, path: readonly (string | number)[]): number | undefined {
+export function lineOfPath(o: KubeObject, path: readonly (string | number)[], body = o.body): number | undefined {
   const want = path.map(String);
   let found = -1;
-  walkLines(o.body, (i, p) => {
+  walkLines(body, (i, p) => {
     if (p.length !== want.length) return;
     for (let k = 0; k < p.length; k++) if (String(p[k]) !== want[k]) return;
     found = i;
@@ -370,10 +370,18 @@ function ambiguityAdvice(v: string): string {
   return `YAML 1.1 reads it as ${reading}, YAML 1.2 as the string "${v}"; quote it ("${v}")`;
 }
 
+/**
+ * Whether a text may hold an ambiguous plain scalar (ambiguousScalars finds none otherwise). True
+ * for an item's text as it came (a list entry, indented) whenever it is for the item as a
+ * document: each of the document's lines ends a line of the entry.
+ */
+export function mayHoldAmbiguous(text: string): boolean {
+  return CANDIDATE.test(text);
+}
+
 /** Plain scalars YAML 1.1 and YAML 1.2 (Go yaml.v3, kyaml, JSON schema tools) read differently. */
-export function ambiguousScalars(o: KubeObject, tree?: unknown): SchemaFinding[] {
+export function ambiguousScalars(o: KubeObject, tree?: unknown, body = o.body): SchemaFinding[] {
   const out: SchemaFinding[] = [];
-  const body = o.body;
   if (!CANDIDATE.test(body)) return out;
   walkLines(body, (i, path, value) => {
     if (value === undefined || value === '' || /^[|>][-+0-9]*(\s+#.*)?$/.test(value)) return;

@@ -11,13 +11,24 @@ import { canonicalIp } from '../../model/ip.js';
 import type { RuleContext } from '../context.js';
 import type { FindingPlace } from '../types.js';
 
+/**
+ * Who claims: a label (`host node01 (VariableCatalogue/...)`), or a BareMetalHost, whose label
+ * (`BareMetalHost ns/name`) is made when a message needs one: at fleet scale every host claims
+ * a MAC and a BMC, and few claims are ever quoted.
+ */
+export type Owner = string | KubeObject;
+
 /** A field of an object that claims something for a host. */
 export interface ClaimSite {
-  owner: string;
+  owner: Owner;
   obj: KubeObject;
   field: string;
   path: (string | number)[];
 }
+
+/** `BareMetalHost ns/name`: how messages name a host of that kind. */
+export const ownerOf = (kind: string, h: { namespace?: string; name: string }): string =>
+  `${kind} ${h.namespace ? h.namespace + '/' : ''}${h.name}`;
 
 /** Normalises a MAC for comparison: lower case, `:` separators. */
 export function normalMac(v: string): string {
@@ -56,6 +67,15 @@ export class HostClaims {
     this.#duplicates = ctx.on('duplicate');
   }
 
+  /** The label of an owner, for messages and for telling hosts apart. */
+  label(owner: Owner): string {
+    return typeof owner === 'string' ? owner : ownerOf('BareMetalHost', this.ctx.head(owner));
+  }
+
+  #sameHost(a: Owner, b: Owner): boolean {
+    return a === b || sameHost(this.label(a), this.label(b));
+  }
+
   mac(value: unknown, site: ClaimSite): void {
     const v = scalarText(value);
     if (!v || !this.#duplicates) return;
@@ -64,10 +84,10 @@ export class HostClaims {
     const prev = this.#macs.get(m);
     this.ctx.count('lookups');
     if (!prev) this.#macs.set(m, site);
-    else if (!sameHost(prev.owner, site.owner))
+    else if (!this.#sameHost(prev.owner, site.owner))
       this.ctx.report(
         'duplicate',
-        `MAC ${m} of ${site.owner} is also used by ${prev.owner} (${prev.obj.id} ${prev.field}); every NIC has its own MAC: fix the copy-paste`,
+        `MAC ${m} of ${this.label(site.owner)} is also used by ${this.label(prev.owner)} (${prev.obj.id} ${prev.field}); every NIC has its own MAC: fix the copy-paste`,
         place(site),
       );
   }
@@ -80,7 +100,7 @@ export class HostClaims {
     if (v !== raw)
       this.ctx.report(
         'encryption',
-        `BMC address of ${site.owner} has credentials in it (${v}): remove them; BareMetalHosts take credentials from the Secret in bmc.credentialsName`,
+        `BMC address of ${this.label(site.owner)} has credentials in it (${v}): remove them; BareMetalHosts take credentials from the Secret in bmc.credentialsName`,
         place(site),
       );
     const removed = removedScheme(v);
@@ -88,7 +108,7 @@ export class HostClaims {
       this.ctx.report(
         'bmc-scheme',
         [
-          `BMC address ${v} of ${site.owner} uses ${removed.name}:// (${removed.what})`,
+          `BMC address ${v} of ${this.label(site.owner)} uses ${removed.name}:// (${removed.what})`,
           `, which Metal3's baremetal-operator removed ${removed.removed} (metal3-io/baremetal-operator${removed.change})`,
           `: BMO refuses the host; write ${removed.use}`,
         ].join(''),
@@ -97,7 +117,7 @@ export class HostClaims {
     if (this.ctx.on('plain-http-bmc') && /^([a-z0-9-]+\+)?http:\/\//i.test(v))
       this.ctx.report(
         'plain-http-bmc',
-        `BMC address ${v} of ${site.owner} uses plain http: credentials cross the network in clear; use https (e.g. redfish+https://, idrac-virtualmedia+https://)`,
+        `BMC address ${v} of ${this.label(site.owner)} uses plain http: credentials cross the network in clear; use https (e.g. redfish+https://, idrac-virtualmedia+https://)`,
         place(site),
       );
     if (!this.#duplicates) return;
@@ -105,10 +125,10 @@ export class HostClaims {
     const prev = this.#bmcs.get(k);
     this.ctx.count('lookups');
     if (!prev) this.#bmcs.set(k, site);
-    else if (!sameHost(prev.owner, site.owner))
+    else if (!this.#sameHost(prev.owner, site.owner))
       this.ctx.report(
         'duplicate',
-        `BMC address ${v} of ${site.owner} is also the BMC of ${prev.owner} (${prev.obj.id}); two hosts would power-cycle the same machine: fix the address or System path`,
+        `BMC address ${v} of ${this.label(site.owner)} is also the BMC of ${this.label(prev.owner)} (${prev.obj.id}); two hosts would power-cycle the same machine: fix the address or System path`,
         place(site),
       );
   }
@@ -122,10 +142,10 @@ export class HostClaims {
     const prev = this.#ips.get(k);
     this.ctx.count('lookups');
     if (!prev) this.#ips.set(k, site);
-    else if (!sameHost(prev.owner, site.owner))
+    else if (!this.#sameHost(prev.owner, site.owner))
       this.ctx.report(
         'duplicate',
-        `IP ${ip} on network ${network} of ${site.owner} is also given to ${prev.owner} (${prev.obj.id}): give each host its own address`,
+        `IP ${ip} on network ${network} of ${this.label(site.owner)} is also given to ${this.label(prev.owner)} (${prev.obj.id}): give each host its own address`,
         place(site),
       );
   }

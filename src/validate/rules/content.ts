@@ -39,7 +39,9 @@ export class ContentRules implements RuleFamily {
   visit(o: KubeObject, head: Head, tree: Tree | undefined): void {
     const k = head.kind;
     if (!tree || k === 'CustomResourceDefinition') return;
-    const body = o.body;
+    // the item's text as it came (a list entry indented, not made into a document): the tests
+    // below look for words within a line, which indentation does not change
+    const body = o.original ?? this.ctx.text(o);
     // hygiene everywhere (BareMetalHost insecure-tls is reported by the host rules, with its own message)
     const hygiene =
       (this.ctx.on('template-leftover') && TEMPLATE_LEFTOVER.test(body)) ||

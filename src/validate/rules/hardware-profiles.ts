@@ -65,13 +65,14 @@ export class HardwareProfileRules implements RuleFamily {
   #candidates(): Candidate[] {
     const out: Candidate[] = [];
     for (const b of this.hosts.bareMetalHosts) {
-      const hwd = this.hosts.hardwareData.get(identityKey('BareMetalHost', b.head.namespace, b.head.name));
+      const head = this.ctx.head(b.o);
+      const hwd = this.hosts.hardwareData.get(identityKey('BareMetalHost', head.namespace, head.name));
       const inv = this.hosts.inventoryOf.get(b.o);
       let hw: HardwareSource | undefined;
       if (hwd && isRecord(hwd.hardware)) hw = { source: `HardwareData ${hwd.o.name}`, data: hwd.hardware, kind: 'metal3' };
       else if (b.statusHardware) hw = { source: 'BareMetalHost status.hardware', data: b.statusHardware, kind: 'metal3' };
       else if (inv) hw = { source: `HardwareInventory ${inv.o.name}`, data: inv.spec, kind: 'inventory' };
-      else if (b.head.annotations[HARDWARE_ANNOTATION] !== undefined) hw = annotatedHardware(b.head.annotations[HARDWARE_ANNOTATION]!);
+      else if (head.annotations[HARDWARE_ANNOTATION] !== undefined) hw = annotatedHardware(head.annotations[HARDWARE_ANNOTATION]!);
       out.push({ o: b.o, hw });
     }
     const attached = new Set(this.hosts.inventoryOf.values());

@@ -12,7 +12,7 @@ import { dig, isRecord, scalarText } from '../../krm/index.js';
 import { bmcIdentity } from '../../model/bmc.js';
 import { type Head, identityKey, type RuleContext, type RuleFamily, type Tree } from '../context.js';
 import { closest } from '../suggest.js';
-import { type ClaimSite, HostClaims, normalMac } from './claims.js';
+import { type ClaimSite, HostClaims, normalMac, type Owner, ownerOf } from './claims.js';
 import {
   type CatalogueNetworking,
   gatewaysOutside,
@@ -32,12 +32,13 @@ interface SecretRef {
   what: string;
 }
 
-/** What the rules need of a BareMetalHost (its parsed tree is not kept). */
+/**
+ * What the rules need of a BareMetalHost (its parsed tree is not kept; its head is the
+ * analysis's, RuleContext.head; its label is made when a message needs it).
+ */
 export interface BareMetalHostRecord {
   o: KubeObject;
-  head: Head;
-  owner: string;
-  secretRefs: SecretRef[];
+  secretRefs: readonly SecretRef[];
   bootMac?: string;
   bmcAddress?: string;
   insecureTls: boolean;
@@ -52,9 +53,14 @@ export interface InventoryRecord {
   spec: Tree;
 }
 
-const ownerOf = (kind: string, h: Head): string => `${kind} ${h.namespace ? h.namespace + '/' : ''}${h.name}`;
+/** No Secret reference (a host without credentials): one list for every such host. */
+const NO_REFS: readonly SecretRef[] = Object.freeze([]);
 
-function secretRefs(spec: Tree, bmc: Tree): SecretRef[] {
+/** Where a BareMetalHost claims its boot MAC and its BMC: the same path for every host. */
+const BOOT_MAC_PATH = ['spec', 'bootMACAddress'];
+const BMC_ADDRESS_PATH = ['spec', 'bmc', 'address'];
+
+function secretRefs(spec: Tree, bmc: Tree): readonly SecretRef[] {
   const out: SecretRef[] = [];
   const add = (name: unknown, ns: unknown, field: string, what: string): void => {
     const n = scalarText(name);
@@ -66,7 +72,8 @@ function secretRefs(spec: Tree, bmc: Tree): SecretRef[] {
     if (isRecord(r)) add(r.name, r.namespace, `spec.${f}.name`, f);
   }
   add(spec.preprovisioningNetworkDataName, undefined, 'spec.preprovisioningNetworkDataName', 'preprovisioning networkData');
-  return out;
+  // kept for every host: as long as it is (a list pushed to grows room for 16 more)
+  return out.length === 0 ? NO_REFS : out.slice();
 }
 
 function bareMetalHostRecord(o: KubeObject, head: Head, tree: Tree): BareMetalHostRecord {
@@ -77,8 +84,6 @@ function bareMetalHostRecord(o: KubeObject, head: Head, tree: Tree): BareMetalHo
   const status = dig(tree, 'status', 'hardware');
   return {
     o,
-    head,
-    owner: ownerOf('BareMetalHost', head),
     secretRefs: secretRefs(spec, bmc),
     bootMac: scalarText(spec.bootMACAddress),
     bmcAddress: scalarText(bmc.address),
@@ -138,7 +143,7 @@ export class HostRules implements RuleFamily {
   #bareMetalHost(b: BareMetalHostRecord): void {
     const { ctx } = this;
     const o = b.o;
-    const hostNs = b.head.namespace;
+    const hostNs = ctx.head(o).namespace;
     if (ctx.on('reference'))
       for (const r of b.secretRefs) {
         const ns = r.ns ?? hostNs;
@@ -149,12 +154,12 @@ export class HostRules implements RuleFamily {
           { object: o, field: r.field, path: r.field.split('.') },
         );
       }
-    this.#claims.mac(b.bootMac, { owner: b.owner, obj: o, field: 'spec.bootMACAddress', path: ['spec', 'bootMACAddress'] });
-    this.#claims.bmc(b.bmcAddress, { owner: b.owner, obj: o, field: 'spec.bmc.address', path: ['spec', 'bmc', 'address'] });
+    this.#claims.mac(b.bootMac, { owner: o, obj: o, field: 'spec.bootMACAddress', path: BOOT_MAC_PATH });
+    this.#claims.bmc(b.bmcAddress, { owner: o, obj: o, field: 'spec.bmc.address', path: BMC_ADDRESS_PATH });
     if (b.insecureTls)
       ctx.report(
         'insecure-tls',
-        `${b.owner} has spec.bmc.disableCertificateVerification: true: the BMC's identity is not checked; install a trusted certificate on the BMC and set it to false`,
+        `${this.#claims.label(o)} has spec.bmc.disableCertificateVerification: true: the BMC's identity is not checked; install a trusted certificate on the BMC and set it to false`,
         { object: o, field: 'spec.bmc.disableCertificateVerification', path: ['spec', 'bmc', 'disableCertificateVerification'] },
       );
     if (!b.networkData) return;
@@ -169,7 +174,7 @@ export class HostRules implements RuleFamily {
   /** MACs and addresses of a host's network_data, its gateways, and its boot MAC among its links. */
   #hostNetworkData(b: BareMetalHostRecord, secret: KubeObject, nd: NetworkData): void {
     const path = nd.field.split('.');
-    const site = (field: string): ClaimSite => ({ owner: b.owner, obj: secret, field: `${nd.field} ${field}`, path });
+    const site = (field: string): ClaimSite => ({ owner: b.o, obj: secret, field: `${nd.field} ${field}`, path });
     for (const l of nd.links) this.#claims.mac(l.mac, site(`links[${l.index}].ethernet_mac_address`));
     for (const n of nd.networks) {
       if (n.address) this.#claims.ip(n.id, n.address, site(`networks[${n.index}].ip_address`));
@@ -177,7 +182,7 @@ export class HostRules implements RuleFamily {
         this.ctx.report(
           'network',
           [
-            `${secret.id} ${nd.field}: network ${n.id} of ${b.owner} has address ${n.address} (subnet ${g.subnet})`,
+            `${secret.id} ${nd.field}: network ${n.id} of ${this.#claims.label(b.o)} has address ${n.address} (subnet ${g.subnet})`,
             ` but routes[${g.index}] goes through gateway ${g.gateway}, outside that subnet`,
             ': the host cannot reach it; fix the address, netmask or gateway',
           ].join(''),
@@ -189,7 +194,7 @@ export class HostRules implements RuleFamily {
       this.ctx.report(
         'network',
         [
-          `${b.owner} boots from MAC ${normalMac(b.bootMac)}, which is on no link of its network data ${secret.id} (links: ${macs.join(', ')})`,
+          `${this.#claims.label(b.o)} boots from MAC ${normalMac(b.bootMac)}, which is on no link of its network data ${secret.id} (links: ${macs.join(', ')})`,
           ": the boot NIC would stay unconfigured; fix spec.bootMACAddress or the link's ethernet_mac_address",
         ].join(''),
         { object: b.o, field: 'spec.bootMACAddress', path: ['spec', 'bootMACAddress'] },
@@ -280,7 +285,12 @@ export class HostRules implements RuleFamily {
   /** HardwareInventory snapshots: attached to their BareMetalHost by name or BMC, NIC MACs and BMC claimed. */
   #inventories(): void {
     if (this.inventories.length === 0) return;
-    const byName = new Map(this.bareMetalHosts.map((b) => [identityKey('BareMetalHost', b.head.namespace, b.head.name), b]));
+    const byName = new Map(
+      this.bareMetalHosts.map((b) => {
+        const h = this.ctx.head(b.o);
+        return [identityKey('BareMetalHost', h.namespace, h.name), b];
+      }),
+    );
     const byBmc = new Map<string, BareMetalHostRecord>();
     for (const b of this.bareMetalHosts) if (b.bmcAddress) byBmc.set(bmcIdentity(b.bmcAddress), b);
     for (const inv of this.inventories) {
@@ -291,7 +301,7 @@ export class HostRules implements RuleFamily {
       this.ctx.count('lookups', 2);
       const host =
         byName.get(identityKey('BareMetalHost', inv.head.namespace, inv.head.name)) ?? (full ? byBmc.get(bmcIdentity(full)) : undefined);
-      const owner = host ? host.owner : ownerOf('HardwareInventory', inv.head);
+      const owner: Owner = host ? host.o : ownerOf('HardwareInventory', inv.head);
       if (host) this.inventoryOf.set(host.o, inv);
       else if (full) this.#claims.bmc(full, { owner, obj: inv.o, field: 'spec.bmc.address', path: ['spec', 'bmc', 'address'] });
       (Array.isArray(inv.spec.nics) ? inv.spec.nics : []).forEach((n, i) => {

@@ -4,7 +4,7 @@
  */
 import type { KubeObject } from '../../krm/index.js';
 import { type Head, type RuleContext, type RuleFamily, readTree, type Tree } from '../context.js';
-import { ambiguousScalars, SchemaChecker, type SchemaFinding } from '../schema.js';
+import { ambiguousScalars, mayHoldAmbiguous, SchemaChecker, type SchemaFinding } from '../schema.js';
 
 export class SchemaRules implements RuleFamily {
   readonly #checker: SchemaChecker | undefined;
@@ -25,7 +25,9 @@ export class SchemaRules implements RuleFamily {
 
   visit(o: KubeObject, head: Head, tree: Tree | undefined, error?: string): void {
     if (this.#checker) for (const f of this.#checker.check(o, head, tree, error)) this.#report(o, f);
-    if (this.#ambiguous) for (const f of ambiguousScalars(o, tree)) this.#report(o, f);
+    // most items hold no candidate: their text as it came tells, without making it a document
+    if (this.#ambiguous && mayHoldAmbiguous(o.original ?? this.ctx.text(o)))
+      for (const f of ambiguousScalars(o, tree, this.ctx.text(o))) this.#report(o, f);
   }
 
   #report(o: KubeObject, f: SchemaFinding): void {
