@@ -34,6 +34,19 @@ describe('edits in place', () => {
     expect(n.annotations).toEqual({ note: 'x\n\n', b: 'v' });
   });
 
+  it('a CRLF item is edited in place and keeps its CRLF; an item mixing LF and CRLF goes through yaml', () => {
+    const body = cm('a', 'data:\n  k: "v"   # trailing\n  list: [a,   b]\n');
+    const crlf = KubeObject.fromDocument(body.replace(/\n/g, '\r\n'));
+    crlf.setAnnotation('x', 'y');
+    const lf = KubeObject.fromDocument(body);
+    lf.setAnnotation('x', 'y');
+    expect(crlf.body).toBe(lf.body.replace(/\n/g, '\r\n')); // the same lines as the LF edit: spacing and flow style kept
+    expect(crlf.body).toContain('k: "v"   # trailing\r\n  list: [a,   b]\r\n');
+    const mixed = KubeObject.fromDocument(body.replace('\n', '\r\n'));
+    mixed.setAnnotation('x', 'y');
+    expect(Y.parse(mixed.body, PARSE_OPTIONS)).toMatchObject({ metadata: { annotations: { x: 'y' } }, data: { k: 'v', list: ['a', 'b'] } });
+  });
+
   it('keys with escaped quotes are edited correctly', () => {
     for (const key of ["'it''s'", '"a\\"b"']) {
       const o = KubeObject.fromListEntry(indentItem(cm('a', `data:\n  ${key}: old\n`), 0), 0);
