@@ -97,16 +97,12 @@ export class SchemaChecker {
     return v;
   }
 
-  /** Findings of one item; `data` undefined: the item could not be read (`error` says why). */
-  check(o: KubeObject, head: { apiVersion: string; kind: string; group: string }, data: Obj | undefined, error?: string): SchemaFinding[] {
+  /** Findings of one item (an item that cannot be read is an `input` error: analyse.ts). */
+  check(o: KubeObject, head: { apiVersion: string; kind: string; group: string }, data: Obj): SchemaFinding[] {
     const out: SchemaFinding[] = [];
     if (!head.kind || this.skipKinds.has(head.kind)) return out;
     const v = this.#validator(o, `${head.apiVersion}/${head.kind}`, out);
     if (!v) return out;
-    if (!data) {
-      out.push({ rule: 'schema', message: `${o.id}: ${error ?? 'item is not a YAML mapping'}`, object: o });
-      return out;
-    }
     if (v(data)) return out;
     // airshipctl's config kinds are read by airshipctl, never applied, and its CRDs drift
     const lenient = head.group === 'airshipit.org';
