@@ -204,7 +204,7 @@ const editArb: fc.Arbitrary<Edit> = fc.oneof(
     path: fc.oneof(
       fc.constantFrom(...KEYS).map((k) => ['metadata', 'labels', k]),
       fc.constantFrom(...KEYS).map((k) => ['spec', k]),
-      fc.constant(['spec']),
+      fc.constant<string[]>(['spec']),
     ),
   }),
 );

@@ -7,6 +7,7 @@
 import type { Document } from 'yaml';
 import { dotted, intern, isRecord, sameData } from './data.js';
 import { emitLikeYaml } from './emit.js';
+import { parsedFieldLines } from './field-lines.js';
 import { fastLoad } from './fast-yaml.js';
 import { stringifyJson, writtenNumbers } from './json-scan.js';
 import { yamlLib } from './lazy.js';
@@ -648,31 +649,6 @@ export class KubeObject {
    * item started (files read by the CLI), else within the item's text.
    */
   lineOf(path: Path | string): number | undefined {
-    const Y = yamlLib();
-    const body = this.body;
-    let doc: Document;
-    try {
-      doc = yamlDocument(body);
-    } catch {
-      return undefined;
-    }
-    let node: unknown = doc.contents;
-    let pos: number | undefined = (doc.contents as { range?: number[] } | null)?.range?.[0];
-    for (const seg of asPath(path)) {
-      if (!Y.isCollection(node)) return undefined;
-      if (Y.isMap(node)) {
-        const pair = node.items.find((it) => (Y.isScalar(it.key) ? String(it.key.value) : undefined) === String(seg));
-        if (!pair) break;
-        pos = (pair.key as { range?: number[] }).range?.[0];
-        node = pair.value;
-      } else {
-        const item = node.get(seg as number, true);
-        if (!item) break;
-        pos = (item as { range?: number[] }).range?.[0];
-        node = item;
-      }
-    }
-    if (pos === undefined) return undefined;
-    return (this.sourceLine ?? 1) + lineCol(body, pos).line - 1;
+    return parsedFieldLines(this)(path); // many fields of one item: keep the lookup (field-lines.ts)
   }
 }
