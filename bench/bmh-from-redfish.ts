@@ -80,6 +80,8 @@ interface Run {
   sysMs: number;
   /** CPU time of the simulator process over the same run, ms */
   simCpuMs: number;
+  /** minor page faults of the function process (fresh memory touched; each one is kernel time, dear in a VM) */
+  faults: number;
   perSystem: number;
   systems: number;
   /** the function's output (a ResourceList with the inventories): the input of a re-discovery */
@@ -89,12 +91,16 @@ interface Run {
 async function once(sim: Sim, input: string, bmcCount = N): Promise<Run> {
   const t0 = process.hrtime.bigint();
   const start = performance.timeOrigin + performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', 'MAXRSS_KB=%M CPU=%U+%S', process.execPath, join(root, 'dist/bmh-from-redfish.cjs')], {
-    input,
-    env: { PATH: process.env.PATH ?? '', BMC_USERNAME: 'admin', BMC_PASSWORD: 'password' },
-    encoding: 'utf8',
-    maxBuffer: 1 << 30,
-  });
+  const r = spawnSync(
+    '/usr/bin/time',
+    ['-f', 'MAXRSS_KB=%M CPU=%U+%S FAULTS=%R', process.execPath, join(root, 'dist/bmh-from-redfish.cjs')],
+    {
+      input,
+      env: { PATH: process.env.PATH ?? '', BMC_USERNAME: 'admin', BMC_PASSWORD: 'password' },
+      encoding: 'utf8',
+      maxBuffer: 1 << 30,
+    },
+  );
   const wallMs = Number(process.hrtime.bigint() - t0) / 1e6;
   const end = performance.timeOrigin + performance.now();
   const counters = nextLine(sim);
@@ -122,6 +128,7 @@ async function once(sim: Sim, input: string, bmcCount = N): Promise<Run> {
     cpuMs: cpuOf(r.stderr),
     sysMs: Number(/CPU=[\d.]+\+([\d.]+)/.exec(r.stderr)?.[1] ?? NaN) * 1000,
     simCpuMs: c.cpuMs,
+    faults: Number(/FAULTS=(\d+)/.exec(r.stderr)?.[1] ?? NaN),
     perSystem: Number(m[4]),
     systems: Number(m[1]),
     output: r.stdout,
@@ -165,7 +172,8 @@ function cpuLine(runs: Run[], wallOf = (r: Run) => r.wallMs): string {
   const sys = runs.map((r) => r.sysMs / r.served);
   const sim = runs.map((r) => r.simCpuMs / r.served);
   const rate = runs.map((r) => r.served / (wallOf(r) / 1000));
-  return `CPU per Redfish request ${Math.min(...perRequest).toFixed(3)} ms min, ${median(perRequest).toFixed(3)} ms median (function process, user + system, start to exit, of which system ${median(sys).toFixed(3)} ms: on loopback a write's system time includes the TCP receive work for the simulator's end; the simulator's process apart: ${median(sim).toFixed(3)} ms); ${median(rate).toFixed(0)} requests/s`;
+  const faults = runs.map((r) => r.faults / r.served);
+  return `CPU per Redfish request ${Math.min(...perRequest).toFixed(3)} ms min, ${median(perRequest).toFixed(3)} ms median (function process, user + system, start to exit, of which system ${median(sys).toFixed(3)} ms: on loopback a write's system time includes the TCP receive work for the simulator's end; ${median(faults).toFixed(1)} minor page faults per request; the simulator's process apart: ${median(sim).toFixed(3)} ms); ${median(rate).toFixed(0)} requests/s`;
 }
 
 /** The one-BMC floor and the 1,000-BMC settings (the bound's model, expand, the default), each several runs. */

@@ -200,6 +200,31 @@ describe('fastLoad', () => {
     expect(fastLoad(mixed(150, 150))).toBeUndefined();
   });
 
+  it('agrees with the careful reader whatever ends the text: a CR, spaces, a CRLF missing its LF (property)', () => {
+    const ending = fc.constantFrom('', '\r', '   ', '  ', '\n   ', '\n  \r', '\r\n', '\n\n  ');
+    const body = fc.oneof(
+      value.map((v) => stringify(v, { version: '1.1', indentSeq: false, lineWidth: 0, blockQuote: 'literal' })),
+      fc.constantFrom('k: |+\n\n    x\n', 'k: |\n  x\n', 'k: |-\n  x\n', 'a: 0644\n', 'a: 1\r\nb: true\n'),
+    );
+    fc.assert(
+      fc.property(body, ending, fc.boolean(), (b, end, crlf) => {
+        const text = (crlf ? b.replace(/\n/g, '\r\n') : b).replace(/\r?\n$/, '') + end;
+        let careful: unknown;
+        try {
+          careful = readYaml(text).value;
+        } catch {
+          return; // not YAML: the fast reader must not say otherwise, which the other properties check
+        }
+        const fast = fastLoad(text);
+        if (fast !== undefined) expect(fast, JSON.stringify(text)).toEqual(careful);
+      }),
+      { numRuns: Number(process.env.FC_RUNS ?? 400) },
+    );
+    // CR-only line ends (old Mac): one line break each, never one 300-column line 300 levels deep
+    const crOnly = Array.from({ length: 300 }, (_, i) => `k${i}: v`).join('\r') + '\r';
+    expect(readYaml(crOnly).value).toEqual(readYaml(crOnly.replace(/\r/g, '\n')).value);
+  });
+
   it('both readers take 256 nested collections and refuse 257, in every layout', () => {
     // `levels` collections each: block mappings, flow sequences in a mapping, block sequences, compact sequences, flow at the top
     const layouts: Record<string, (levels: number) => string> = {

@@ -569,11 +569,18 @@ class BlockReader {
     if (contentIndent <= parentIndent) throw UNSURE; // empty block scalar: rare, let yaml decide
     if (maxLeadingBlank > contentIndent) throw UNSURE;
     const parts: string[] = [];
+    let ignored = 0;
     for (; k < this.count; k++) {
       const indent = lineIndent[k]!;
       // the line past the content indentation (spaces beyond it are content, on blank lines too)
       const past = lineContent[k]! - indent + contentIndent;
       if (this.blank(k)) {
+        // indentation at the very end of the text, no line break after it: no line, for chomping
+        // too (spaces past the content indentation are content, as yaml reads them)
+        if (lineEnd[k] === src.length && indent <= contentIndent) {
+          ignored++;
+          continue;
+        }
         parts.push(indent > contentIndent ? src.slice(past, lineEnd[k]!) : '');
         continue;
       }
@@ -587,7 +594,7 @@ class BlockReader {
     let end = parts.length;
     while (end > 0 && parts[end - 1] === '') end--;
     const trailing = parts.length - end;
-    this.n += parts.length;
+    this.n += parts.length + ignored;
     const body = parts.slice(0, end).join('\n');
     if (chomp === '-') return body;
     if (chomp === '+') return body + '\n' + '\n'.repeat(trailing);

@@ -49,6 +49,18 @@ describe('reading odd layouts', () => {
     expect(readInput(r.output).items[0]!.annotations['x.y/z']).toBe('w');
   });
 
+  it('a !!binary value is its decoded text, as go-yaml gives it to kubectl (never a byte array walked as a mapping)', () => {
+    const [o] = readInput(
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b, labels: {x: &a lab, z: *a}}\ndata:\n  k: !!binary aGVsbG8=\n',
+    ).items;
+    expect(o!.data).toEqual({
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'b', labels: { x: 'lab', z: 'lab' } },
+      data: { k: 'hello' },
+    });
+  });
+
   it('the golden harness input builder still round-trips', async () => {
     const text = resourceList([cm('a')]);
     expect((await runFunction(identity, text)).output).toBe(text);

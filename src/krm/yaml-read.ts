@@ -78,6 +78,15 @@ function composeDocuments(src: string): Document.Parsed[] {
 
 // ---------- conversion to plain data ----------
 
+/**
+ * A `!!binary` scalar as go-yaml reads it into interface{} (what kubectl and kustomize see): the
+ * decoded bytes as a string, not `yaml`'s Uint8Array (a Buffer would be walked as a mapping of
+ * methods and numbers).
+ */
+function binaryText(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+}
+
 /** YAML 1.1 collection types `yaml` reads into Sets and Maps: converted by `yaml` itself. */
 const SPECIAL_COLLECTIONS = new Set(['tag:yaml.org,2002:set', 'tag:yaml.org,2002:omap', 'tag:yaml.org,2002:pairs']);
 
@@ -121,7 +130,7 @@ class Converter {
     }
     this.count++;
     this.literal++;
-    if (Y.isScalar(node)) out = node.value;
+    if (Y.isScalar(node)) out = node.value instanceof Uint8Array ? binaryText(node.value) : node.value;
     else if (SPECIAL_COLLECTIONS.has(node.tag ?? ''))
       out = (node as unknown as { toJS(doc: Document, opts: object): unknown }).toJS(this.doc, { maxAliasCount: 100 });
     else if (Y.isMap(node)) out = this.map(node.items as import('yaml').Pair<YamlNode, YamlNode>[]);
@@ -368,28 +377,30 @@ function firstError(src: string, docs: Document.Parsed[]): YamlReadError | undef
 
 /** Documents of `src` read strictly, then (on an error) as go-yaml would, with notes saying how. */
 function lenientDocuments(src: string): { docs: Document.Parsed[]; text: string; notes: ReadNote[] } {
-  const docs = composeDocuments(src);
-  const err = firstError(src, docs);
-  if (!err) return { docs, text: src, notes: [] };
-  let text = src;
   const notes: ReadNote[] = [];
-  if (/\r(?!\n)/.test(text)) {
-    text = text.replace(/\r(?!\n)/g, '\n'); // same length: positions stay
-    notes.push({
-      lines: [],
-      message: 'line breaks are bare carriage returns (old Mac style): read as line breaks, as go-yaml does (non-standard but accepted)',
-    });
+  // a bare CR is a line break to go-yaml (and to the fast reader): read it so from the start, or
+  // `a: 0644\r` would be a string here and 420 there, and 300 CR-only lines one 300-deep line
+  let text = src;
+  if (src.indexOf('\r') >= 0 && /\r(?!\n)/.test(src)) {
+    text = src.replace(/\r(?!\n)/g, '\n'); // same length: positions stay
+    // a CRLF file missing only its last LF is no old-Mac file: nothing to say
+    if (/\r(?!\n)[\s\S]/.test(src))
+      notes.push({
+        lines: [],
+        message: 'line breaks are bare carriage returns (old Mac style): read as line breaks, as go-yaml does (non-standard but accepted)',
+      });
   }
+  const docs = composeDocuments(text);
+  const err = firstError(text, docs);
+  if (!err) return { docs, text, notes };
   const relaxed = relaxContinuationIndent(text);
-  if (relaxed) {
-    text = relaxed.text;
-    notes.push({
-      lines: relaxed.lines,
-      message:
-        'a flow collection or quoted string continues at less indentation than YAML allows; read as kubectl and kustomize (go-yaml) read it (non-standard but accepted)',
-    });
-  }
-  if (notes.length === 0) throw err;
+  if (!relaxed) throw err;
+  text = relaxed.text;
+  notes.push({
+    lines: relaxed.lines,
+    message:
+      'a flow collection or quoted string continues at less indentation than YAML allows; read as kubectl and kustomize (go-yaml) read it (non-standard but accepted)',
+  });
   const again = composeDocuments(text);
   if (firstError(text, again)) throw err; // still broken: report the first error of the input as written
   return { docs: again, text, notes };

@@ -130,7 +130,10 @@ interface RawResponse {
   status: number;
   /** name, value, name, value ... */
   rawHeaders: string[];
-  body: Buffer;
+  /** the body, decoded as UTF-8 */
+  text: string;
+  /** its size in bytes */
+  size: number;
 }
 
 /** One raw header (the first of that name, given in lowercase), or undefined. */
@@ -265,7 +268,7 @@ export class RedfishClient {
     if (loc) uri = normalizePath(loc);
     else {
       try {
-        const j = JSON.parse(r.body.toString('utf8')) as Record<string, unknown>;
+        const j = JSON.parse(r.text) as Record<string, unknown>;
         if (typeof j['@odata.id'] === 'string') uri = normalizePath(j['@odata.id']);
       } catch {
         /* no body */
@@ -396,19 +399,19 @@ export class RedfishClient {
             renewed = true;
             if (await this.#renewAfter401(gen)) continue;
           }
-          if (!ok(r.status)) throw new RedfishError(`HTTP ${r.status}${describeErrorBody(r.body)}`, r.status, path);
+          if (!ok(r.status)) throw new RedfishError(`HTTP ${r.status}${describeErrorBody(r.text)}`, r.status, path);
           let j: unknown;
           try {
-            j = JSON.parse(r.body.toString('utf8'));
+            j = JSON.parse(r.text);
           } catch {
-            throw new RedfishError(`invalid JSON (${r.body.length} bytes${looksHtml(r.body) ? ', an HTML page' : ''})`, -1, path);
+            throw new RedfishError(`invalid JSON (${r.size} bytes${looksHtml(r.text) ? ', an HTML page' : ''})`, -1, path);
           }
           if (!j || typeof j !== 'object' || Array.isArray(j)) throw new RedfishError('the body is not a JSON object', -1, path);
           // some BMCs answer 200 with a Redfish error body for a member they cannot read
           if (isErrorBody(j as Record<string, unknown>))
             throw new RedfishError(`HTTP ${r.status} with a Redfish error body${messageIds(j as Record<string, unknown>)}`, -3, path);
           if (session && gen === this.#gen && path !== '/redfish/v1') this.#proven = true;
-          return { json: j as Record<string, unknown>, bytes: r.body.length };
+          return { json: j as Record<string, unknown>, bytes: r.size };
         }
       } catch (e) {
         if (!(e instanceof RedfishError)) throw e;
@@ -448,13 +451,19 @@ export class RedfishClient {
 /**
  * One request and its answer, a handler of the transport (http1.ts): raw headers looked at
  * only when needed. Enforces the body cap, the BMC's byte budget and the
- * request's own deadline as data arrives, so no timer is created per request.
+ * request's own deadline as data arrives, so no timer is created per request. A body that comes
+ * whole in one read (the usual answer: a few KiB) is decoded straight from the transport's read
+ * buffer; one in pieces is copied piece by piece (the transport reuses its buffer) and decoded
+ * at the end.
  */
 class Exchange implements Handler {
   #abort: ((e: Error) => void) | undefined;
   #status = 0;
   #rawHeaders: string[] = [];
+  /** the body's size when Content-Length frames it, NaN otherwise */
+  #whole = Number.NaN;
   #chunks: Buffer[] = [];
+  #text: string | undefined;
   #size = 0;
   #failed = false;
   readonly #deadline: number;
@@ -489,6 +498,8 @@ class Exchange implements Handler {
     this.#rawHeaders = rawHeaders;
     const { maxBodyBytes } = this.client.limits;
     const declared = Number(rawHeader(rawHeaders, 'content-length') ?? NaN);
+    // the body is framed by this length only without a Transfer-Encoding (which comes first)
+    if (rawHeader(rawHeaders, 'transfer-encoding') === undefined) this.#whole = declared;
     if (declared > maxBodyBytes)
       return this.#fail(new RedfishError(`response of ${declared} bytes exceeds the ${maxBodyBytes}-byte cap`, statusCode, this.path));
     return true;
@@ -509,14 +520,17 @@ class Exchange implements Handler {
           ? client.overDeadline(path)
           : new RedfishError(`body: no complete answer within ${this.timeoutMs} ms`, 0, path),
       );
-    this.#chunks.push(chunk);
+    // the whole body at once (the transport hands over no more than Content-Length): decoded now
+    if (this.#size === this.#whole && this.#size === chunk.length) this.#text = chunk.toString();
+    else this.#chunks.push(Buffer.from(chunk));
     return true;
   }
 
   onComplete(): void {
     if (this.#failed) return;
     const c = this.#chunks;
-    this.resolve({ status: this.#status, rawHeaders: this.#rawHeaders, body: c.length === 1 ? c[0]! : Buffer.concat(c, this.#size) });
+    const text = this.#text ?? (c.length === 1 ? c[0]!.toString() : Buffer.concat(c, this.#size).toString());
+    this.resolve({ status: this.#status, rawHeaders: this.#rawHeaders, text, size: this.#size });
   }
 
   onError(e: Error): void {
@@ -532,8 +546,8 @@ function mib(n: number): string {
   return n % (1 << 20) === 0 ? `${n / (1 << 20)} MiB` : `${n} bytes`;
 }
 
-function looksHtml(b: Buffer): boolean {
-  return /^\s*</.test(b.subarray(0, 64).toString('utf8'));
+function looksHtml(text: string): boolean {
+  return /^\s*</.test(text.slice(0, 64));
 }
 
 function isErrorBody(j: Record<string, unknown>): boolean {
@@ -559,11 +573,11 @@ function messageIds(j: Record<string, unknown>): string {
 }
 
 /** What an error answer says, without its text: ` (MessageIds)`, ` (an HTML error page)` or nothing. */
-function describeErrorBody(b: Buffer): string {
-  if (!b.length) return '';
-  if (looksHtml(b)) return ' (an HTML error page)';
+function describeErrorBody(text: string): string {
+  if (!text.length) return '';
+  if (looksHtml(text)) return ' (an HTML error page)';
   try {
-    const j = JSON.parse(b.toString('utf8')) as unknown;
+    const j = JSON.parse(text) as unknown;
     return j && typeof j === 'object' && !Array.isArray(j) ? messageIds(j as Record<string, unknown>) : '';
   } catch {
     return '';

@@ -48,7 +48,7 @@ function get(pool: Http1Pool, timeoutMs: number, path = '/redfish/v1'): Promise<
       onConnect: () => undefined,
       onHeaders: () => true,
       onData: (c) => {
-        chunks.push(c);
+        chunks.push(Buffer.from(c)); // valid during the call only (a view of the read buffer)
         return true;
       },
       onComplete: () => resolve({ body: Buffer.concat(chunks).toString('utf8') }),

@@ -120,7 +120,7 @@ function viaHttp1(pool: Http1Pool): Promise<Outcome> {
         return true;
       },
       onData: (c) => {
-        chunks.push(c);
+        chunks.push(Buffer.from(c)); // valid during the call only (a view of the read buffer)
         return true;
       },
       onComplete: () => resolve({ status, body: Buffer.concat(chunks).toString('hex') }),

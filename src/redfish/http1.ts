@@ -24,6 +24,10 @@ export interface Handler {
   onConnect(abort: (e: Error) => void): void;
   /** raw headers as name, value, name, value ... (latin1 strings); false: stop (the handler aborted) */
   onHeaders(status: number, rawHeaders: string[]): boolean;
+  /**
+   * Body bytes. The chunk is valid during this call only: it may be a view of the connection's
+   * read buffer, which the next read overwrites (copy what you keep).
+   */
   onData(chunk: Buffer): boolean;
   onComplete(): void;
   onError(e: Error): void;
@@ -63,12 +67,16 @@ export class TransportError extends Error {
 /** Largest response head accepted (status line and headers). */
 const MAX_HEAD = 64 << 10;
 const CRLF2 = Buffer.from('\r\n\r\n');
+const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: |$)/;
 /** a header name or value that would split the request (CR, LF, NUL) */
 const UNSAFE = /[\r\n\0]/;
 
 const tlsLib = lazy(() => require('node:tls') as typeof import('node:tls'), 'node:tls', import.meta.url);
 
-/** The buffer every plain-TCP connection reads into (one event loop: a read is copied out before the next). */
+/**
+ * The buffer every plain-TCP connection reads into: one event loop, and a read is handled (its
+ * head parsed, its body handed to the handler, which copies what it keeps) before the next.
+ */
 let shared: Buffer | undefined;
 const readBuffer = () => (shared ??= Buffer.allocUnsafe(64 << 10));
 
@@ -126,8 +134,9 @@ export class Http1Pool {
 
   /**
    * A socket to the origin. Plain TCP reads into one buffer shared by every connection
-   * (`onread`), handing `onRead` a copy of what came: no 64 KiB allocation per read and no
-   * Readable stream machinery. TLS sockets emit 'data' as usual (`onRead` unused).
+   * (`onread`), handing `onRead` a view of what came: no allocation or copy per read and no
+   * Readable stream machinery (what is kept past the call is copied: a partial head or chunk
+   * line here, the body by the handler). TLS sockets emit 'data' as usual (`onRead` unused).
    */
   #connect(onRead: (d: Buffer) => void): net.Socket {
     const t = this.#opts.tls;
@@ -145,11 +154,8 @@ export class Http1Pool {
           port: this.#port,
           onread: {
             buffer: readBuffer(),
-            callback: (n: number, buf: Uint8Array) => {
-              // a copy: the shared buffer is read into again; small answers come from Buffer's pool
-              const d = Buffer.allocUnsafe(n);
-              d.set(buf.subarray(0, n));
-              onRead(d);
+            callback: (n: number) => {
+              onRead(readBuffer().subarray(0, n));
               return true; // false would pause the socket
             },
           },
@@ -349,7 +355,7 @@ class Connection {
           this.fail(new TransportError('response head too large', 'UND_ERR_HEADERS_OVERFLOW'));
           return;
         }
-        this.#buf = buf;
+        this.#buf = buf === d ? Buffer.from(d) : buf; // kept past this read: a copy (concat made one already)
         return;
       }
       this.#buf = undefined;
@@ -365,8 +371,9 @@ class Connection {
 
   /** Parses a response head; false when the request ended here, 'again' for a 1xx. */
   #parseHead(head: string): true | false | 'again' {
-    const lines = head.split('\r\n');
-    const m = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(lines[0]!);
+    let eol = head.indexOf('\r\n');
+    if (eol < 0) eol = head.length;
+    const m = STATUS_LINE.exec(eol === head.length ? head : head.slice(0, eol));
     if (!m) {
       this.fail(new TransportError('invalid HTTP response', 'HPE_INVALID_CONSTANT'));
       return false;
@@ -377,12 +384,22 @@ class Connection {
     let length: number | undefined;
     let chunked = false;
     let connection = '';
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i]!;
-      const colon = line.indexOf(':');
-      if (colon <= 0) continue;
-      const name = line.slice(0, colon).trim();
-      const value = line.slice(colon + 1).trim();
+    // the header lines, one pass over the head (no array of lines): `name: value`, both trimmed;
+    // a line without a colon, or starting with one, is skipped
+    let colon = -1;
+    for (let start = eol + 2; start <= head.length; start = eol + 2) {
+      eol = head.indexOf('\r\n', start);
+      if (eol < 0) eol = head.length;
+      // the next colon at or after this line, looked up again only once passed: linear in the head
+      if (colon < start) colon = head.indexOf(':', start);
+      if (colon <= start || colon > eol) {
+        if (colon < 0) break; // no header line left
+        continue;
+      }
+      const name = head.slice(start, colon).trim();
+      let at = colon + 1;
+      while (at < eol && head.charCodeAt(at) === 32) at++; // the usual single space, without a copy for it
+      const value = head.slice(at, eol).trim();
       raw.push(name, value);
       const lower = name.length === 14 || name.length === 17 || name.length === 10 ? name.toLowerCase() : '';
       if (lower === 'content-length') {
@@ -454,7 +471,7 @@ class Connection {
           this.fail(new TransportError('chunk line too long', 'HPE_INVALID_CHUNK_SIZE'));
           return;
         }
-        this.#buf = d;
+        this.#buf = Buffer.from(d); // kept past this read: a copy
         return;
       }
       const line = d.toString('latin1', 0, nl).replace(/\r$/, '');

@@ -62,7 +62,12 @@ function state(o: Json): string | undefined {
 }
 
 function lastSegment(path: string): string {
-  return decodeURIComponent(path.split('/').pop() ?? path);
+  const segment = path.split('/').pop() ?? path;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment; // a BMC's link with a malformed escape (`%E0%A4%A`): its name as written
+  }
 }
 
 function arch(p: Json): string | undefined {

@@ -12,6 +12,7 @@ import {
   redactText,
   redactValueText,
   Redactor,
+  scrubWork,
 } from './redact.js';
 
 describe('which keys hold credentials', () => {
@@ -195,6 +196,30 @@ describe('Redactor: the credentials of one run', () => {
         expect(out).not.toContain(enc(s));
       }),
     );
+  });
+
+  it('a credential with a lone UTF-16 surrogate is scrubbed, never a crash (it has no UTF-8 or URL form)', () => {
+    const lone = '\ud83dabcdef123';
+    const r = new Redactor().add(lone);
+    expect(r.scrub(`token ${lone} and ${JSON.stringify(lone).slice(1, -1)}`)).toBe('token *** and ***');
+  });
+
+  it("a Secret's data written as one scalar is a credential and is never quoted", () => {
+    const secret = { kind: 'Secret', metadata: { name: 's' }, stringData: 'CANARYs3cr3tValue' };
+    expect(isSensitivePath(secret, ['stringData'])).toBe(true);
+    expect(new Redactor().addData(secret).scrub('found string "CANARYs3cr3tValue"')).toBe('found string "***"');
+  });
+
+  it('credentials that share a prefix by the thousand cost a few lookups per position, not one per credential', () => {
+    const r = new Redactor();
+    const passwords = Array.from({ length: 3000 }, (_, i) => `BmcPass-node${String(i).padStart(5, '0')}`);
+    for (const p of passwords) r.add(p).add(Buffer.from(p).toString('base64'));
+    const text = passwords.map((p, i) => `${i}: ${p} ${Buffer.from(p).toString('base64')}\n`).join('');
+    scrubWork.lookups = 0;
+    const out = r.scrubKnown(text);
+    expect(out).not.toMatch(/BmcPass|QmNjUGFzcy1ub2Rl/);
+    // every position with a known prefix tries each distinct length of that prefix's forms once at most
+    expect(scrubWork.lookups).toBeLessThan(text.length);
   });
 
   it('forEachCredential names the fields that hold a credential', () => {

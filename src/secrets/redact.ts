@@ -84,7 +84,8 @@ export function isSopsEncrypted(v: unknown): boolean {
  * `name` is sensitive (`env[name=MYSQL_PWD].value`, `envVars[name=BMC_PASSWORD]`).
  */
 export function isSensitivePath(root: unknown, path: readonly (string | number)[]): boolean {
-  if (isRecord(root) && root.kind === 'Secret' && (path[0] === 'data' || path[0] === 'stringData') && path.length > 1) return true;
+  // the values of a Secret's data, and `data:` itself when it is written as one scalar
+  if (isRecord(root) && root.kind === 'Secret' && (path[0] === 'data' || path[0] === 'stringData')) return true;
   let node: unknown = root;
   for (let i = 0; i < path.length; i++) {
     const seg = path[i]!;
@@ -250,6 +251,18 @@ function worthScrubbing(v: string): boolean {
 
 const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
+/**
+ * `v` URL-encoded. A lone UTF-16 surrogate has no UTF-8 form and `encodeURIComponent` throws on
+ * it; an encoder that writes such a string anyway writes U+FFFD, as `Buffer` does.
+ */
+function uriEncoded(v: string): string {
+  try {
+    return encodeURIComponent(v);
+  } catch {
+    return encodeURIComponent(v.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'));
+  }
+}
+
 /** How a value may appear in output: as is, base64 (padded or not, URL-safe), URL-encoded, hex, JSON- and HTML-escaped. */
 function encodings(v: string): string[] {
   const bytes = Buffer.from(v, 'utf8');
@@ -260,7 +273,7 @@ function encodings(v: string): string[] {
     b64,
     b64.replace(/=+$/, ''),
     bytes.toString('base64url'),
-    encodeURIComponent(v),
+    uriEncoded(v),
     hex,
     hex.toUpperCase(),
     JSON.stringify(v).slice(1, -1),
@@ -282,7 +295,8 @@ export function forEachCredential(root: unknown, found: (value: string | number,
   // one path, pushed and popped on the way (a copy only for `found`): items are walked by the thousand
   const path: (string | number)[] = [];
   const leaf = (v: string | number, credential: boolean): void => {
-    if (secretData && path.length >= 2 && (path[0] === 'data' || path[0] === 'stringData')) {
+    // a value of the Secret's data, or the data written as one scalar (`stringData: s3cr3t`, invalid but still a secret)
+    if (secretData && path.length >= 1 && (path[0] === 'data' || path[0] === 'stringData')) {
       if (path.length === 2 && isNonCredentialSecretKey(String(path[1]))) return;
       found(v, [...path]);
       const text = path[0] === 'data' && typeof v === 'string' ? decodeBase64(v) : undefined;
@@ -326,23 +340,49 @@ const FORM_PREFIX = 6;
 /** Up to this many form prefixes, a text is first searched for each (indexOf) before the scan. */
 const FEW_PREFIXES = 32;
 
-function hasAnyPrefix(text: string, index: Map<string, string[]>): boolean {
+/**
+ * The forms of known values that start with one FORM_PREFIX: their distinct lengths, longest
+ * first, and the forms themselves. At a text position with that prefix, one lookup per length
+ * finds the longest form there: values that share a prefix (`BmcPass-node00001`, `-node00002` ...
+ * by the thousand) cost a few lookups, not a comparison with each.
+ */
+interface FormBucket {
+  lengths: number[];
+  forms: Set<string>;
+}
+
+function addForms(index: Map<string, FormBucket>, v: string): void {
+  for (const f of encodings(v)) {
+    if (f.length < FORM_PREFIX) continue;
+    const k = f.slice(0, FORM_PREFIX);
+    let bucket = index.get(k);
+    if (!bucket) index.set(k, (bucket = { lengths: [], forms: new Set() }));
+    if (bucket.forms.has(f)) continue;
+    bucket.forms.add(f);
+    if (!bucket.lengths.includes(f.length)) {
+      bucket.lengths.push(f.length);
+      bucket.lengths.sort((a, b) => b - a);
+    }
+  }
+}
+
+function hasAnyPrefix(text: string, index: Map<string, FormBucket>): boolean {
   for (const k of index.keys()) if (text.includes(k)) return true;
   return false;
 }
 
-function indexForms(known: Iterable<string>): Map<string, string[]> {
-  const index = new Map<string, string[]>();
-  for (const v of known)
-    for (const f of encodings(v)) {
-      if (f.length < FORM_PREFIX) continue;
-      const k = f.slice(0, FORM_PREFIX);
-      const list = index.get(k);
-      if (!list) index.set(k, [f]);
-      else if (!list.includes(f)) list.push(f);
-    }
-  for (const list of index.values()) list.sort((a, b) => b.length - a.length);
-  return index;
+/** Work done by scrubbing, counted for the tests that keep it linear: set lookups of candidate forms. */
+export const scrubWork = { lookups: 0 };
+
+/** The length of the longest known form at `text[i]`, or 0. */
+function formAt(text: string, i: number, index: Map<string, FormBucket>): number {
+  const bucket = index.get(text.slice(i, i + FORM_PREFIX));
+  if (!bucket) return 0;
+  for (const length of bucket.lengths) {
+    scrubWork.lookups++;
+    if (i + length <= text.length && bucket.forms.has(text.slice(i, i + length))) return length;
+  }
+  return 0;
 }
 
 /** The parts of a result that are text a reader sees. */
@@ -359,15 +399,15 @@ export interface RedactableResult {
  */
 export class Redactor {
   readonly #known = new Set<string>();
-  /** every form of every known value by its first FORM_PREFIX characters, longest first: linear in the text, whatever the number of values */
-  #index: Map<string, string[]> | undefined;
+  /** every form of every known value by its first FORM_PREFIX characters: linear in the text, whatever the number of values */
+  readonly #index = new Map<string, FormBucket>();
 
   /** A credential: removed from every text from now on (too short or common values are ignored, see `worthScrubbing`). */
   add(value: unknown): this {
     const v = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : undefined;
     if (v === undefined || !worthScrubbing(v) || this.#known.has(v)) return this;
     this.#known.add(v);
-    this.#index = undefined;
+    addForms(this.#index, v); // added to the index as it comes: adds and scrubs may alternate by the thousand
     return this;
   }
 
@@ -396,18 +436,18 @@ export class Redactor {
   /** `text` without any known credential, in any encoding: safe on any format (JSON, HTML, YAML), it only replaces values. */
   scrubKnown(text: string): string {
     if (this.#known.size === 0) return text;
-    const index = (this.#index ??= indexForms(this.#known));
+    const index = this.#index;
     // few credentials (a BMC's password, user:password, a session token): one native scan per
     // form prefix finds that none occurs, the common case, without a substring per character
     if (index.size <= FEW_PREFIXES && !hasAnyPrefix(text, index)) return text;
     let out = '';
     let last = 0;
     for (let i = 0; i + FORM_PREFIX <= text.length; ) {
-      const form = index.get(text.slice(i, i + FORM_PREFIX))?.find((f) => text.startsWith(f, i));
-      if (form === undefined) i++;
+      const length = formAt(text, i, index);
+      if (length === 0) i++;
       else {
         out += text.slice(last, i) + MASK;
-        i += form.length;
+        i += length;
         last = i;
       }
     }
