@@ -55,3 +55,28 @@ describe('layering', () => {
     expect(importsOf(fn)).toContain('src/krm/index.js');
   });
 });
+
+describe('appending lists whose length the input decides', () => {
+  // `a.push(...b)` passes every item of b as an argument: past ~120k V8 throws "Maximum call stack
+  // size exceeded" (the CLI on a file of 150k objects, a BMC listing 200k members); pushAll appends
+  const spreadPush = /\.push\(\s*\.\.\./;
+  const shipped = [...sources(join(root, 'src')), ...sources(join(root, 'functions'))].filter((f) => !/\.test\.ts$/.test(f));
+
+  it('shipped code never appends with a spread (src/krm/data.ts pushAll)', () => {
+    const offenders = shipped.flatMap((f) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .map((l, i) => ({ l, at: `${relative(root, f)}:${i + 1}` }))
+        .filter(({ l }) => spreadPush.test(l) && !/^\s*(\*|\/\/)/.test(l))
+        .map(({ at }) => at),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('pushAll appends more items than a call may take arguments (the reason it exists)', async () => {
+    const { pushAll } = await import('../src/krm/index.js');
+    const many = Array.from({ length: 300_000 }, (_, i) => i);
+    expect(() => [].push(...(many as never[]))).toThrow(RangeError);
+    expect(pushAll([-1], many)).toHaveLength(300_001);
+  });
+});

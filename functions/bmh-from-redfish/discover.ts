@@ -15,6 +15,7 @@ import { hostAddresses, parseCidr } from '../../src/model/ip.js';
 import { Redactor, scrubStrings } from '../../src/secrets/redact.js';
 import { dnsName, naturalCompare, OWNER_DISCOVER, type Spec } from './types.js';
 import { credentialsFor, envKey, readCredentialsFile } from '../../src/secrets/bmc-credentials.js';
+import { pushAll } from '../../src/krm/index.js';
 
 interface Target {
   /** how results name it: `bmcs[2] (node01, https://10.0.0.5)` */
@@ -486,7 +487,7 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
     },
     path: `inventory/${name}.yaml`,
   }));
-  desired.push(...keptSnapshots(ctx, targets, run.failed, new Set(named.keys())));
+  pushAll(desired, keptSnapshots(ctx, targets, run.failed, new Set(named.keys())));
   const nameOf = (d: Desired) => String((d.data.metadata as { name: string }).name);
   desired.sort((a, b) => naturalCompare(nameOf(a), nameOf(b)));
   ctx.reconcile(OWNER_DISCOVER, desired);

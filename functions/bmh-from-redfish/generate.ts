@@ -8,6 +8,7 @@ import { incompleteParts, type HardwareInventorySpec } from '../../src/model/har
 // the boot MAC and root disk policies are shared with site-from-catalogue
 import { chooseBootMac, chooseRootDisk } from '../../src/model/host-policy.js';
 import { dnsName, naturalCompare, OWNER_GENERATE, type BmcEntry, type Spec } from './types.js';
+import { pushAll } from '../../src/krm/index.js';
 
 function labelValue(s: string): string {
   return s
@@ -234,7 +235,7 @@ export function runGenerate(ctx: Context<Spec>): void {
     const inv = usableInventory(ctx, item, seen);
     if (!inv) continue;
     const host = hostFrom(ctx, item, inv, secrets);
-    desired.push(...host.desired);
+    pushAll(desired, host.desired);
     if (spec.hostCatalogue) catalogue[item.name] = host.entry;
   }
   if (spec.hostCatalogue && Object.keys(catalogue).length) {

@@ -10,6 +10,7 @@
  */
 import { toDnsLabel } from '../../src/model/dns-name.js';
 import { type Data, isMap, str } from './model.js';
+import { pushAll } from '../../src/krm/index.js';
 
 /** A Kustomization or folder name from a plan or phase name: a DNS-1123 label (`x` when nothing is left). */
 export function dnsName(raw: string): string {
@@ -146,7 +147,7 @@ export function conditionToCel(jsonPath: string, value: string | undefined): str
   const inner: string[] = [`${select('e', p.filter.key)} == ${celString(p.filter.value)}`];
   if (p.after.length > 0) {
     const after = fieldPath('e', p.after);
-    inner.push(...after.guards);
+    pushAll(inner, after.guards);
     if (value !== undefined) inner.push(celEquals(after.expr, value));
   } else if (value !== undefined) return undefined;
   return [...guards, `${expr}.exists(e, ${inner.join(' && ')})`].join(' && ');

@@ -12,6 +12,7 @@ import { fluxDeps } from './graph.js';
 import type { JobsConfig } from './jobs.js';
 import { renderReport, type ReportContext } from './report.js';
 import type { Step } from './steps.js';
+import { pushAll } from '../../src/krm/index.js';
 
 const FLUX_API = 'kustomize.toolkit.fluxcd.io/v1';
 const ANN_PREFIX = 'baremetal-krm.dev/';
@@ -80,7 +81,7 @@ export function planOutputs(b: Bundle, a: PlanAnalysis, cfg: OutputConfig): Desi
   const desired: Desired[] = [];
   if (cfg.outputs.has('flux')) {
     for (const st of a.steps) {
-      if (st.job) desired.push(...jobGate(st, a, lay, cfg));
+      if (st.job) pushAll(desired, jobGate(st, a, lay, cfg));
       else if (st.flux)
         desired.push({ data: stepKustomization(st, a, cfg, lay), path: `${lay.fluxFolder(st.fluxCluster)}/kustomizations.yaml` });
     }

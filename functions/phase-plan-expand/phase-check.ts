@@ -6,6 +6,7 @@
 import { type Bundle, type Executor, execKey, type Settings } from './bundle.js';
 import { checkEntryPoint, type EntryIssue, entryPath, joinEntry } from './entry-points.js';
 import { AIRSHIP_GROUP, EXECUTOR_KINDS, type PhaseDoc } from './model.js';
+import { pushAll } from '../../src/krm/index.js';
 
 interface PhaseCheck {
   executor?: Executor;
@@ -104,5 +105,5 @@ function checkEntry(b: Bundle, s: Settings, p: PhaseDoc, r: PhaseCheck, needsBun
   }
   r.path = path === '' ? './' : `./${path}`;
   // only the bundles Flux builds: the other executors read theirs through airshipctl
-  if (r.executor && EXECUTOR_KINDS[r.executor.kind]?.flux) r.issues.push(...checkEntryPoint(b, b.pkgRoot, path));
+  if (r.executor && EXECUTOR_KINDS[r.executor.kind]?.flux) pushAll(r.issues, checkEntryPoint(b, b.pkgRoot, path));
 }

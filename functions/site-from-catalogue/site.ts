@@ -12,6 +12,7 @@ import { type Json, readInputs } from './inputs.js';
 import { checkRolePlacement, pinnedRoles, reportRoleDecision, siteRoleRules } from './site-roles.js';
 import { checkTypeFolders } from './site-type.js';
 import type { SitePhase, Spec } from './spec.js';
+import { pushAll } from '../../src/krm/index.js';
 
 const DEFAULT_PHASES: SitePhase[] = [
   { path: 'target/initinfra-networking' },
@@ -190,7 +191,7 @@ function siteRoot(layout: Layout, catalogues: { data: Json; file: string }[], ho
   const inventoryBody: Json = { resources: hosts.map((h) => `hosts/${h.name}.yaml`) };
   if (hosts.length) inventoryBody.namespace = layout.ns;
   desired.push({ data: kustomization(`${site.name}-host-inventory`, inventoryBody), path: at('host-inventory/kustomization.yaml') });
-  for (const h of hosts) desired.push(...hostDocs(layout, h, `host-inventory/hosts/${h.name}.yaml`));
+  for (const h of hosts) pushAll(desired, hostDocs(layout, h, `host-inventory/hosts/${h.name}.yaml`));
   return desired;
 }
 
@@ -206,7 +207,7 @@ function phaseFolders(layout: Layout, phaseHosts: RenderedHost[][]): Desired[] {
       data: kustomization(`${layout.site.name}-${dir.replace(/\//g, '-')}`, body),
       path: layout.at(`${dir}/kustomization.yaml`),
     });
-    for (const h of hosts) desired.push(...hostDocs(layout, h, `${dir}/hosts/${h.name}.yaml`));
+    for (const h of hosts) pushAll(desired, hostDocs(layout, h, `${dir}/hosts/${h.name}.yaml`));
   }
   return desired;
 }

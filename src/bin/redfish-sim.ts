@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { type BmcOptions, startSimulator } from '../redfish-sim/server.js';
 import { bundledTrees, mockupsDir } from '../redfish-sim/mockups.js';
 import { SCENARIOS, scenarioBmc } from '../redfish-sim/scenarios.js';
+import { pushAll } from '../krm/index.js';
 
 function usage(): never {
   process.stderr.write(
@@ -59,7 +60,11 @@ async function run(): Promise<void> {
     ...trees.map((t) => (existsSync(join(t, 'redfish/v1/index.json')) ? t : join(mockupsDir(), t))),
     ...scenarios.map((s) => scenarioBmc(s)),
   ];
-  if (!sources.length) sources.push(...names.map((t) => join(mockupsDir(), t)));
+  if (!sources.length)
+    pushAll(
+      sources,
+      names.map((t) => join(mockupsDir(), t)),
+    );
   const sim = await startSimulator({ trees: sources, count, latencyMs, basePort, tls, username, password, pageSize, keepLog: false });
   const list = sim.bmcs.map((b, i) => ({ url: b.url, tree: names[i % names.length] }));
   process.stdout.write(json ? JSON.stringify(list) + '\n' : list.map((b) => `${b.url} ${b.tree}`).join('\n') + '\n');

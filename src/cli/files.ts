@@ -16,6 +16,7 @@ import {
   readInput,
   splitDocuments,
 } from '../krm/index.js';
+import { pushAll } from '../krm/index.js';
 
 export interface FileObject {
   object: KubeObject;
@@ -94,7 +95,7 @@ export function readYamlFiles(paths: string[]): ReadFiles {
       if ('skip' in r) out.skipped.push(`${path}: ${r.skip}, not a regular file: not read`);
       else {
         out.size += r.text.length;
-        out.objects.push(...fileObjects(path, r.text));
+        pushAll(out.objects, fileObjects(path, r.text));
       }
     } catch (e) {
       const err = e as NodeJS.ErrnoException;

@@ -19,6 +19,7 @@ import { isDnsLabel, isDnsSubdomain, toDnsLabel } from '../model/dns-name.js';
 import { branchNameProblem } from '../model/git-ref.js';
 import { formatCidr, parseCidr } from '../model/ip.js';
 import { urlHasCredentials } from '../secrets/redact.js';
+import { pushAll } from '../krm/index.js';
 
 export interface DiscoverySettings {
   /** the site's name (object names, the branch) */
@@ -130,7 +131,7 @@ export function discoveryProblems(s: DiscoverySettings): DiscoveryProblem[] {
     const why = v === undefined ? undefined : branchNameProblem(v);
     if (why) out.push({ field, message: `"${v}" is not a git branch name: ${why}` });
   }
-  out.push(...cidrProblems(s.egress.bmcCidrs, 'egress.bmcCidrs'), ...cidrProblems(s.egress.gitCidrs, 'egress.gitCidrs'));
+  pushAll(pushAll(out, cidrProblems(s.egress.bmcCidrs, 'egress.bmcCidrs')), cidrProblems(s.egress.gitCidrs, 'egress.gitCidrs'));
   const ports = s.egress.bmcPorts ?? [...DISCOVERY_DEFAULTS.bmcPorts];
   if (ports.length === 0)
     out.push({ field: 'egress.bmcPorts', message: 'is empty: give at least one port (an empty list would allow every port)' });

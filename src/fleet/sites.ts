@@ -19,6 +19,7 @@ import {
   readYamlData,
   readYamlFile,
 } from '../model/kustomization.js';
+import { pushAll } from '../krm/index.js';
 
 export type SiteKind = 'kpt' | 'airship' | 'kustomize';
 
@@ -172,7 +173,7 @@ export function indexFleet(root: string): FleetIndex {
   }
   const subtree = (dir: string): string[] => {
     const out = [dir];
-    for (let i = 0; i < out.length; i++) out.push(...(children.get(out[i]!) ?? []));
+    for (let i = 0; i < out.length; i++) pushAll(out, children.get(out[i]!) ?? []);
     return out;
   };
 
@@ -189,7 +190,7 @@ export function indexFleet(root: string): FleetIndex {
     const seen = new Set(queue);
     while (queue.length > 0) {
       const dir = queue.pop()!;
-      inputs.unreadable.push(...(brokenIn.get(dir) ?? []));
+      pushAll(inputs.unreadable, brokenIn.get(dir) ?? []);
       for (const r of refsOf.get(dir) ?? []) {
         if (!tree.has(r)) {
           inputs.files.add(r);

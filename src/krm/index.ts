@@ -22,7 +22,7 @@ export { parsedFieldLines } from './field-lines.js';
 export { schemaMarkdown, schemaReference, type JsonSchema } from './schema-doc.js';
 export { lazy, yamlLib, PARSE_OPTIONS } from './lazy.js';
 export { compareStrings } from './compare.js';
-export { dig, dotted, intern, isRecord, nonEmptyText, sameData, scalarText } from './data.js';
+export { dig, dotted, intern, isRecord, nonEmptyText, pushAll, sameData, scalarText } from './data.js';
 export { splitStream, splitDocuments, indentItem } from './scan.js';
 export { YAML11_TRUE, YAML11_FALSE, YAML11_NULL, YAML11_SPECIAL_FLOAT, YAML11_ONLY_BOOL, wordsPattern } from './yaml11.js';
 export { collectBeforeResults, collectGarbage, decodeUtf8, readAllBytes, MAX_INPUT_BYTES } from './input-bytes.js';

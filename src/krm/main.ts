@@ -26,6 +26,7 @@ import { InstallError, missingInstallFile } from './install.js';
 import { formatResult, Results, type Result } from './results.js';
 import { schemaReference, type JsonSchema } from './schema-doc.js';
 import { redactText, Redactor } from '../secrets/redact.js';
+import { pushAll } from './data.js';
 
 export const API_VERSION = 'baremetal-krm.dev/v1alpha1';
 
@@ -296,7 +297,7 @@ export async function runFunction<Spec>(
         internal = (e as Error).stack ?? String(e);
       }
     }
-    results.list.push(...ctx.results.list);
+    pushAll(results.list, ctx.results.list);
     // what the function worked with is garbage now: freed before many results are made into output, not under them
     if (collectBeforeResults(text.length, ctx.results.list.length)) collectGarbage();
   }

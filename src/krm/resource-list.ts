@@ -14,6 +14,7 @@ import { yamlLib } from './lazy.js';
 import type { Result } from './results.js';
 import { dedentItem, hasAliasTokens, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
 import { composeDocument, composedData, lineCol, YamlReadError } from './yaml-read.js';
+import { pushAll } from './data.js';
 
 type InputFormat = 'list' | 'json' | 'stream';
 
@@ -171,7 +172,7 @@ function writeScannedList(doc: ListDoc, scanned: ScannedList, items: KubeObject[
   }
   if (resultsToo && results?.length) {
     if (!endsWithNewline(out.chunks)) out.chunks.push('\n');
-    out.chunks.push(...resultsChunks(results));
+    pushAll(out.chunks, resultsChunks(results));
   }
 }
 
@@ -266,7 +267,7 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
         outItems.every((x, i) => x === items[i] && !x.changed);
       if (intact) {
         out.chunks.push(text);
-        if (withResults) out.chunks.push(...resultsChunks(results, text.endsWith('\n') ? '' : '\n'));
+        if (withResults) pushAll(out.chunks, resultsChunks(results, text.endsWith('\n') ? '' : '\n'));
         return;
       }
       for (const [k, v] of Object.entries(whole)) {
@@ -281,7 +282,7 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
           out.chunks.push(x.entryText(0));
         }
       }
-      if (withResults) out.chunks.push(...resultsChunks(results));
+      if (withResults) pushAll(out.chunks, resultsChunks(results));
     },
   };
   for (const o of items) o.container = list;

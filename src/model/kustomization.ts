@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { InstallError, isRecord, loadYaml } from '../krm/index.js';
+import { pushAll } from '../krm/index.js';
 
 export const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
 
@@ -40,11 +41,14 @@ export function kustomizationRefs(data: unknown): string[] {
   if (!isRecord(data)) return [];
   const out: string[] = [];
   for (const key of ['resources', 'bases', 'components', 'crds', 'patchesStrategicMerge', 'generators', 'transformers', 'validators'])
-    out.push(...strings(data[key]).filter((s) => !s.includes('\n')));
+    pushAll(
+      out,
+      strings(data[key]).filter((s) => !s.includes('\n')),
+    );
   for (const key of ['patches', 'patchesJson6902', 'replacements'])
     for (const p of Array.isArray(data[key]) ? data[key] : []) if (isRecord(p) && typeof p.path === 'string') out.push(p.path);
   for (const key of ['configMapGenerator', 'secretGenerator'])
-    for (const g of Array.isArray(data[key]) ? data[key] : []) out.push(...generatorFiles(g));
+    for (const g of Array.isArray(data[key]) ? data[key] : []) pushAll(out, generatorFiles(g));
   if (isRecord(data.openapi) && typeof data.openapi.path === 'string') out.push(data.openapi.path);
   if (isRecord(data.helmGlobals) && typeof data.helmGlobals.chartHome === 'string') out.push(data.helmGlobals.chartHome);
   return out.filter(isLocalPath);

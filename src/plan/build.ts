@@ -12,6 +12,7 @@ import { changedPaths } from './diff.js';
 import { ALLOW_ANNOTATION, type Impact, PLAN_API_VERSION, PLAN_KIND, type Plan, type PlanChange, type PlanTree } from './model.js';
 import { type ChangeInput, fieldNames, impactsOf, type RuleContext } from './rules.js';
 import { type Entry, isHost, type Tree } from './tree.js';
+import { pushAll } from '../krm/index.js';
 
 export interface TreePair {
   name: string;
@@ -123,7 +124,7 @@ export function buildPlan(pairs: readonly TreePair[], failOn: readonly ImpactCla
   let unchanged = 0;
   pairs.forEach((p) => {
     const r = planTree(p);
-    changes.push(...r.changes);
+    pushAll(changes, r.changes);
     unchanged += r.unchanged;
     trees.push({ name: p.name, base: p.baseLabel, head: p.headLabel, objects: { base: p.base.entries.size, head: p.head.entries.size } });
   });

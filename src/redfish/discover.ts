@@ -21,6 +21,7 @@ import { BudgetError, normalizePath, type RedfishClient, RedfishError } from './
 import type { HardwareInventorySpec } from '../model/hardware-inventory.js';
 import { bootOptionNic, normalizeSystem, type RawSystem, type SystemNote } from './normalize.js';
 import { hostNameText } from './text.js';
+import { pushAll } from '../krm/index.js';
 
 type Json = Record<string, unknown>;
 interface Link {
@@ -215,7 +216,7 @@ export class SystemCrawler {
       bytes += page.bytes;
       const members = memberLinks(page.json);
       empty = members.length ? 0 : empty + 1;
-      out.push(...members);
+      pushAll(out, members);
       check();
       next = page.json['Members@odata.nextLink'];
     }
@@ -316,7 +317,7 @@ export class SystemCrawler {
     const storage = link(system, 'Storage');
     const simple = link(system, 'SimpleStorage');
     if (!storage) {
-      if (simple) raw.simpleStorage.push(...(await this.members(simple, 'SimpleStorage', raw.path)));
+      if (simple) pushAll(raw.simpleStorage, await this.members(simple, 'SimpleStorage', raw.path));
       else this.missing.push('Storage: not linked');
       return;
     }
@@ -342,7 +343,7 @@ export class SystemCrawler {
       }
     }
     await Promise.all(jobs);
-    if (seen.size === 0 && simple) raw.simpleStorage.push(...(await this.members(simple, 'SimpleStorage', raw.path)));
+    if (seen.size === 0 && simple) pushAll(raw.simpleStorage, await this.members(simple, 'SimpleStorage', raw.path));
   }
 
   /** How many VirtualMedia devices a collection lists; undefined when it cannot be read. */
@@ -408,10 +409,10 @@ export class SystemCrawler {
     const boot = link(system, 'Boot', 'BootOptions');
     const tasks: Promise<unknown>[] = [this.#processors(system, raw, maybeNoHost), bios.then((b) => b && (raw.bios = b))];
     if (!maybeNoHost) {
-      if (eth) tasks.push(this.members(eth, 'EthernetInterfaces', systemPath).then((m) => raw.ethernet.push(...m)));
+      if (eth) tasks.push(this.members(eth, 'EthernetInterfaces', systemPath).then((m) => pushAll(raw.ethernet, m)));
       else this.missing.push('EthernetInterfaces: not linked');
       tasks.push(this.#storage(system, raw), this.#managerAndMedia(system, raw), this.#memory(system, raw));
-      if (boot) tasks.push(this.#bootOptions(boot, system, systemPath, bios).then((m) => raw.bootOptions.push(...m)));
+      if (boot) tasks.push(this.#bootOptions(boot, system, systemPath, bios).then((m) => pushAll(raw.bootOptions, m)));
     }
     await Promise.all(tasks);
     return raw;

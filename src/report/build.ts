@@ -25,6 +25,7 @@ import {
   type WorkloadRow,
 } from './model.js';
 import { isRecord as isObj, nonEmptyText as str } from '../krm/index.js';
+import { pushAll } from '../krm/index.js';
 
 export const THRESHOLDS = [
   'expired-certs',
@@ -232,13 +233,13 @@ export function emptyGathered(): Gathered {
 
 /** Adds a site's slice to the sites gathered so far. */
 export function addGathered(into: Gathered, from: Gathered): void {
-  into.summaries.push(...from.summaries);
-  into.certificates.push(...from.certificates);
-  into.hosts.push(...from.hosts);
-  into.security.push(...from.security);
-  into.capacity.push(...from.capacity);
-  into.divergence.push(...from.divergence);
-  into.workloads.push(...from.workloads);
+  pushAll(into.summaries, from.summaries);
+  pushAll(into.certificates, from.certificates);
+  pushAll(into.hosts, from.hosts);
+  pushAll(into.security, from.security);
+  pushAll(into.capacity, from.capacity);
+  pushAll(into.divergence, from.divergence);
+  pushAll(into.workloads, from.workloads);
   into.errors += from.errors;
   into.capacityFindings += from.capacityFindings;
 }
@@ -409,12 +410,12 @@ export async function gatherSite(site: Site, opts: ReportOptions): Promise<Gathe
   const spec = reportSpec(opts);
   const now = Date.parse(opts.now);
   const a: Analysis = await analyse(site.objects, spec);
-  g.certificates.push(...siteCertificates(site, a, now, opts.intent.certificates?.warnDays ?? 30));
+  pushAll(g.certificates, siteCertificates(site, a, now, opts.intent.certificates?.warnDays ?? 30));
   const siteHosts = a.facts.hosts.map((h) => Object.assign(hostRow(site, h, opts.roleLabel), locate(site, h.object)));
   const catalogued = catalogueOnlyHosts(site, siteHosts, opts.roleLabel);
-  g.hosts.push(...siteHosts, ...catalogued);
+  pushAll(pushAll(g.hosts, siteHosts), catalogued);
   const rules = siteFindings(site, a, g);
-  g.capacity.push(...((opts.intent.capacity?.roles ?? []).length > 0 ? configuredCapacity(site, a, opts) : capacityByRole(site, a, opts)));
+  pushAll(g.capacity, (opts.intent.capacity?.roles ?? []).length > 0 ? configuredCapacity(site, a, opts) : capacityByRole(site, a, opts));
   gatherWorkloads(site, g);
   g.divergence.push(
     divergenceFacts({ name: site.name, objects: site.objects, hosts: a.facts.hosts, hostFields: hostFields(a, siteHosts) }, opts),

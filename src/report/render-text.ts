@@ -1,6 +1,7 @@
 /** Terminal and markdown renderings of the report sections. */
 import type { Report } from './model.js';
 import { sections, thresholdLines, type Cell, type Table } from './sections.js';
+import { pushAll } from '../krm/index.js';
 
 function clip(s: string, max: number): string {
   const one = s.replace(/\s*\n\s*/g, ' ');
@@ -28,7 +29,7 @@ export function renderText(r: Report, opts: { maxRows?: number } = {}): string {
     for (const { caption, table } of s.tables) {
       if (table.rows.length === 0) continue;
       if (caption) out.push('', `  ${caption}:`);
-      out.push(...textTable(table, maxRows));
+      pushAll(out, textTable(table, maxRows));
     }
   }
   const broken = thresholdLines(r);
@@ -76,7 +77,7 @@ export function renderMarkdown(r: Report): string {
       out.push('');
       if (caption) out.push(`### ${mdHtml(caption)}`, '');
       if (table.rows.length === 0) out.push('_none_');
-      else out.push(...mdTable(table));
+      else pushAll(out, mdTable(table));
     }
   }
   return out.join('\n') + '\n';

@@ -5,6 +5,7 @@
  * the bundle it rides as a string (scripts/build.mjs), so a run that encrypts nothing pays nothing.
  */
 import { readFileSync } from 'node:fs';
+import { pushAll } from '../krm/index.js';
 
 type AgeLib = typeof import('age-encryption');
 let ageLib: Promise<AgeLib> | undefined;
@@ -89,7 +90,7 @@ export function identitiesFromEnv(env: Record<string, string | undefined>): stri
     } catch (e) {
       throw new Error(`SOPS_AGE_KEY_FILE ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    ids.push(...parseIdentities(text));
+    pushAll(ids, parseIdentities(text));
   }
   return ids;
 }

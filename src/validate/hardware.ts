@@ -4,6 +4,7 @@
  * Metal3 `HardwareClassification` with its controller's semantics, and our `HardwareProfile`.
  */
 import { isRecord as isObj } from '../krm/index.js';
+import { pushAll } from '../krm/index.js';
 
 export interface HostDisk {
   name: string;
@@ -223,7 +224,7 @@ export function matchClassification(hc: unknown, hw: HostHardware): string[] {
           out.push(
             `disk.diskSelector[${i}] (hctl "${str(sel.hctl) ?? ''}", rotational ${rot}): no disk matches (host disks: ${hw.disks.map((d) => `${d.name} hctl ${d.hctl ?? 'unknown'} (pattern "${hctlPattern(d.hctl)}") rotational ${d.rotational === true}`).join(', ') || 'none'})`,
           );
-        matched.push(...hits);
+        pushAll(matched, hits);
       });
       if (matched.length > 0) disks = matched;
     }

@@ -9,6 +9,7 @@ import { dotted, isRecord } from '../../krm/index.js';
 import { type CertificateFact, checkCertificates } from '../certificates.js';
 import { type Head, objectMatcher, type RuleContext, type RuleFamily, type Tree } from '../context.js';
 import { collectEncrypted, placeholderTokens, sensitiveValues } from './secret-values.js';
+import { pushAll } from '../../krm/index.js';
 
 const B64_PEM = 'LS0tLS1CRUdJTi'; // base64 of "-----BEGIN"
 const TEMPLATE_LEFTOVER = /<no value>|NEWSITE_CHANGEME|CHANGEME/;
@@ -50,7 +51,7 @@ export class ContentRules implements RuleFamily {
       k === 'Secret' || body.includes('-----BEGIN') || body.includes(B64_PEM) || /-data['"]?:/.test(body) || body.includes('clusters:');
     if (mayHoldCerts && this.#certificatesOn) {
       const r = checkCertificates(o, tree, { now: this.ctx.now, warnDays: this.ctx.spec.certificates?.warnDays ?? 30 });
-      this.certificates.push(...r.facts);
+      pushAll(this.certificates, r.facts);
       for (const f of r.findings) this.ctx.report(f.rule, f.message, f);
     }
     if (this.ctx.on('encryption') && !this.#encryptionAllowed(k, head.namespace, head.name)) this.#encryption(o, head, tree, body);
