@@ -8,7 +8,7 @@
  * path is resolved the same way before the edit descends into it.
  */
 import type { Alias, Document, Node as YamlNode } from 'yaml';
-import { dotted } from './data.js';
+import { dotted, pushAll } from './data.js';
 import { yamlLib } from './lazy.js';
 
 type Path = readonly (string | number)[];
@@ -76,7 +76,7 @@ function subtree(root: unknown, into: Set<unknown>): boolean {
     into.add(n);
     if (n.anchor) anchored = true;
     if (Y.isMap(n)) for (const p of n.items) stack.push(p.key, p.value);
-    else if (Y.isSeq(n)) stack.push(...n.items);
+    else if (Y.isSeq(n)) pushAll(stack, n.items);
   }
   return anchored;
 }
