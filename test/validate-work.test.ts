@@ -2,10 +2,12 @@
  * intent-validate does linear work: counted, not timed. Every rule finds objects through the
  * analysis index (context.ts), which counts its lookups and the items it hands out; a scan inside
  * a loop (the Flux dependsOn and Phase -> executor lookups once filtered every object per entry)
- * makes the work per object grow with the input, and these tests fail.
+ * makes the work per object grow with the input, and these tests fail. Findings are positioned
+ * through a per-item line index: the lines walked grow with the item, not with its findings.
  */
 import { describe, expect, it } from 'vitest';
-import { readInput } from '../src/krm/index.js';
+import { readInput, Results } from '../src/krm/index.js';
+import { toResults } from '../src/validate/results.js';
 import { analyse } from '../src/validate/analyse.js';
 import { fleetMix } from './fleet-mix.js';
 import { resourceList } from './golden.js';
@@ -59,5 +61,41 @@ describe('work per object on the realistic fleet mix', () => {
     const alone = new Map<string, number>();
     await analyse(readInput(resourceList(fleetMix(1_000))).items, {}, { work: alone });
     expect(work.get('lookups')! - alone.get('lookups')!).toBe(50);
+  });
+});
+
+describe('positioning many findings of one item', () => {
+  /** One ConfigMap of `n` keys valued `yes` (two findings each: not a string, ambiguous), block or flow style. */
+  async function positioned(n: number, flow: boolean): Promise<{ work: Map<string, number>; results: Results; lines: number }> {
+    const keys = Array.from({ length: n }, (_, i) => `k${i}: yes`);
+    const data = flow ? `data: {${keys.join(', ')}}\n` : `data:\n${keys.map((k) => `  ${k}\n`).join('')}`;
+    const text = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n${data}`;
+    const items = readInput(text).items;
+    const a = await analyse(items, {});
+    const work = new Map<string, number>();
+    const results = new Results();
+    toResults(a.findings, { results }, new Map(items.map((o, i) => [o, i])), work);
+    return { work, results, lines: text.split('\n').length };
+  }
+
+  it("walks the item once for all its findings (block style), and every finding has its key's line", async () => {
+    for (const n of [200, 2_000]) {
+      const { work, results, lines } = await positioned(n, false);
+      const schema = results.list.filter((r) => r.tags?.rule === 'schema');
+      expect(schema).toHaveLength(n);
+      expect(work.get('lines walked')).toBeLessThanOrEqual(lines); // once, whatever n
+      expect(work.get('items parsed for lines')).toBeUndefined();
+      // data.kN is on line 6 + N
+      for (const r of schema) expect(Number(r.tags?.line), r.field?.path).toBe(6 + Number(r.field?.path.slice('data.k'.length)));
+    }
+  });
+
+  it('parses a flow-style item once for all its findings', async () => {
+    for (const n of [200, 2_000]) {
+      const { work, results, lines } = await positioned(n, true);
+      expect(results.list.filter((r) => r.tags?.rule === 'schema')).toHaveLength(n);
+      expect(work.get('lines walked')).toBeLessThanOrEqual(lines);
+      expect(work.get('items parsed for lines')).toBe(1);
+    }
   });
 });

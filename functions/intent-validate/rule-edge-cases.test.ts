@@ -1,9 +1,10 @@
-/** Edge cases of the rules: spec.now, kustomization namespaces, host identity across namespaces and documents, DaemonSet capacity, block scalars, where a profile was asked for, BMC default ports, certificate day counts, credentials in BMC addresses. */
+/** Edge cases of the rules: spec.now, kustomization namespaces, host identity across namespaces and documents, DaemonSet capacity, block scalars, where a profile was asked for, BMC default ports, certificate day counts, credentials in BMC addresses, items that are not valid YAML. */
 import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readInput, type KubeObject } from '../../src/krm/index.js';
+import { readInput, runFunction, type KubeObject } from '../../src/krm/index.js';
+import { definition } from './function.js';
 import { runValidate } from '../../src/cli/validate.js';
 import { analyse, type IntentValidateSpec } from '../../src/validate/analyse.js';
 
@@ -217,4 +218,37 @@ describe('credentials in a BMC address', () => {
     expect(f.some((x) => x.rule === 'plain-http-bmc')).toBe(true);
     for (const x of f) expect(x.message).not.toContain('s3cr3tpw');
   });
+});
+
+describe('an item that is not valid YAML', () => {
+  // a bad escape in a double-quoted string: the header reads, the body does not
+  const bad = (kind: string): string => `apiVersion: v1\nkind: ${kind}\nmetadata:\n  name: s\ndata:\n  password: "abc\\q"\n`;
+  const config = (rules: string): string =>
+    `functionConfig:\n  apiVersion: baremetal-krm.dev/v1alpha1\n  kind: IntentValidate\n  metadata: {name: v}\n  spec:\n    rules: ${rules}\n`;
+  const list = (kind: string, rules: string): string =>
+    `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${bad(kind)
+      .replace(/^(?=.)/gm, '  ')
+      .replace(/^ {2}/, '- ')}${config(rules)}`;
+
+  for (const kind of ['ConfigMap', 'NoSchemaKind'])
+    for (const rules of ['{}', '{schema: {severity: "off"}}', '{schema: {severity: "off"}, yaml-ambiguous: {severity: "off"}}'])
+      it(`is an input error in the function and the CLI (${kind}, rules ${rules})`, async () => {
+        const r = await runFunction(definition, list(kind, rules));
+        expect(r.exitCode).toBe(1);
+        const errors = r.results.filter((x) => x.severity === 'error');
+        expect(errors.map((x) => x.tags?.rule)).toEqual(['input']);
+        expect(errors[0]!.message).toMatch(/is not valid YAML at line \d+, column \d+/);
+        const f = join(tmp, `bad-${kind}.yaml`);
+        writeFileSync(f, bad(kind));
+        const cfg = join(tmp, 'rules.yaml');
+        writeFileSync(
+          cfg,
+          config(rules)
+            .replace(/^functionConfig:\n/, '')
+            .replace(/^ {2}/gm, ''),
+        );
+        const c = await cli(['--config', cfg, f]);
+        expect(c.code).toBe(1);
+        expect(c.err).toMatch(/not valid YAML.*\[input\]/);
+      });
 });

@@ -16,7 +16,7 @@ import {
   readSpec,
 } from '../krm/index.js';
 import { InstallError, KubeObject } from '../krm/index.js';
-import { analyse, CONFIG, type Finding, type IntentValidateSpec, lineOfPath, readExtraCrds, RULES, rulesHelp } from '../validate/index.js';
+import { analyse, CONFIG, FieldLines, type Finding, type IntentValidateSpec, readExtraCrds, RULES, rulesHelp } from '../validate/index.js';
 import { dirname, join, resolve } from 'node:path';
 import { parseCommandArgs, UsageError } from './args.js';
 import { type CiFinding, type CiRule, type CiTool, findingLine, sortFindings } from './ci-finding.js';
@@ -248,18 +248,14 @@ function applyKustomizations(kf: ReturnType<typeof kustomizeFacts>, krm: KrmObje
   return { spec, partial, original };
 }
 
-/** The line a finding points at, counted in the file as written. */
-function findingLineNumber(f: Finding, original: Map<KubeObject, KubeObject>): number | undefined {
+/** The line a finding points at, counted in the file as written (`lines`: each item's FieldLines, kept for all its findings). */
+function findingLineNumber(f: Finding, original: Map<KubeObject, KubeObject>, lines: Map<KubeObject, FieldLines>): number | undefined {
   let line = f.line;
   if (line === undefined && f.object && f.path) {
     const asWritten = original.get(f.object) ?? f.object;
-    line = lineOfPath(asWritten, f.path);
-    if (line === undefined)
-      try {
-        line = asWritten.lineOf(f.path);
-      } catch {
-        line = undefined;
-      }
+    let fields = lines.get(asWritten);
+    if (!fields) lines.set(asWritten, (fields = new FieldLines(asWritten)));
+    line = fields.lineOf(f.path);
   }
   return line ?? f.object?.sourceLine;
 }
@@ -317,6 +313,7 @@ async function validateFiles(files: string[], spec: IntentValidateSpec, findings
     for (const n of o.notes) findings.push({ rule: 'input', severity: 'info', message: n, file: fileOf.get(o), line: o.sourceLine });
   // the credentials of the objects the findings are about (read again, not kept: the analysis keeps no tree)
   for (const o of new Set(a.findings.map((f) => f.object))) if (o) addCredentialsOf(secrets, o);
+  const lines = new Map<KubeObject, FieldLines>();
   for (const f of a.findings) {
     const file = f.object ? fileOf.get(f.object) : undefined;
     const ref = f.object ? `${f.object.id}${f.field ? ' ' + f.field : ''}: ` : '';
@@ -324,7 +321,7 @@ async function validateFiles(files: string[], spec: IntentValidateSpec, findings
     const finding: CiFinding = { rule: f.rule, severity: f.severity, message: ref + msg };
     if (file !== undefined) {
       finding.file = file;
-      finding.line = findingLineNumber(f, prepared.original);
+      finding.line = findingLineNumber(f, prepared.original, lines);
     }
     if (f.object) finding.resource = f.object.id;
     if (f.field) finding.field = f.field;

@@ -5,13 +5,15 @@
  * exact bytes it came in as, and costs little more than those bytes while it waits.
  */
 import type { Document } from 'yaml';
-import { intern, isRecord } from './data.js';
+import { dotted, intern, isRecord, sameData } from './data.js';
 import { emitLikeYaml } from './emit.js';
+import { parsedFieldLines } from './field-lines.js';
 import { fastLoad } from './fast-yaml.js';
 import { stringifyJson, writtenNumbers } from './json-scan.js';
 import { yamlLib } from './lazy.js';
 import { dedentItem, headerEnd, indentItem } from './scan.js';
 import { scalarText, setScalarInText } from './text-patch.js';
+import { AliasCopyLimit, aliasTargets, EditPathError, type EditPlace, prepareEdit, repairAliases } from './yaml-edit.js';
 import { documentData, lineCol, readYaml, YamlReadError, yamlDocument } from './yaml-read.js';
 
 /** How new and edited items are written: kyaml's layout, no folding, no anchors. */
@@ -69,6 +71,37 @@ type SourceForm = 'entry' | 'flow' | 'doc' | 'json';
 
 function asPath(path: Path | string): Path {
   return typeof path === 'string' ? path.split('.').filter((p) => p !== '') : path;
+}
+
+/** `data` with `value` at `path` (missing or null parents made maps), as KubeObject.set means it. */
+function setInData(data: Json, path: Path, value: unknown): Json {
+  if (path.length === 0) return value as Json;
+  const [seg, ...rest] = path;
+  const box = (data !== null && typeof data === 'object' ? data : {}) as Record<string | number, Json>;
+  box[seg!] = setInData(box[seg!] ?? null, rest, value);
+  return box as Json;
+}
+
+/**
+ * A copy of plain data in which no object is shared: a reader gives an alias the same object
+ * as its anchor, and an edit of the copy must change one place only.
+ */
+function unshared(v: unknown): Json {
+  if (Array.isArray(v)) return v.map(unshared);
+  if (!isRecord(v)) return v as Json;
+  const out: Record<string, Json> = {};
+  for (const k of Object.keys(v)) out[k] = unshared(v[k]);
+  return out;
+}
+
+/** `data` without what is at `path`. */
+function deleteInData(data: Json, path: Path): Json {
+  let v: unknown = data;
+  for (const seg of path.slice(0, -1)) v = (v as Record<string | number, unknown>)[seg];
+  const last = path[path.length - 1]!;
+  if (Array.isArray(v)) v.splice(Number(last), 1);
+  else delete (v as Record<string | number, unknown>)[last];
+  return data;
 }
 
 /** No labels or no annotations (most objects): one frozen map shared by every header. */
@@ -471,10 +504,22 @@ export class KubeObject {
     return doc;
   }
 
-  /** Edits the item through the `yaml` Document API (comments are kept). */
+  /**
+   * Edits the item through the `yaml` Document API (comments are kept). An alias whose anchor
+   * the edit removed is written as a copy of what it stood for; when `fn` throws, the item is
+   * left as it was (a document made for this edit is dropped).
+   */
   edit(fn: (doc: Document) => void): void {
+    const fresh = this.#rare?.doc === undefined;
     const doc = this.#document();
-    fn(doc);
+    const before = aliasTargets(doc);
+    try {
+      fn(doc);
+    } catch (e) {
+      if (fresh && this.#rare) this.#rare.doc = undefined;
+      throw e;
+    }
+    repairAliases(doc, before);
     this.#invalidate();
     this.#body = undefined;
   }
@@ -496,26 +541,79 @@ export class KubeObject {
         }
       }
     }
-    const Y = yamlLib();
-    this.edit((doc) => {
-      // create missing parents as plain maps (yaml's setIn would make YAML 1.1 !!omap ones)
-      // (a parent that is null, `annotations: ~`, counts as missing: it becomes a map)
-      let depth = 0;
-      while (depth < p.length - 1 && Y.isCollection(doc.getIn(p.slice(0, depth + 1), true))) depth++;
-      let nested: unknown = value;
-      for (let i = p.length - 1; i > depth; i--) nested = { [String(p[i])]: nested };
-      const node = doc.createNode(nested, { aliasDuplicateObjects: false });
-      if (doc.contents === null) doc.contents = doc.createNode({}) as never;
-      doc.setIn(p.slice(0, depth + 1), node);
-    });
+    this.#editAt(
+      p,
+      false,
+      (doc, place) => {
+        // missing parents are created as plain maps (yaml's setIn would make YAML 1.1 !!omap ones);
+        // a parent that is null (`annotations: ~`) counts as missing
+        let nested: unknown = value;
+        for (let i = p.length - 1; i > place.at; i--) nested = { [String(p[i])]: nested };
+        const node = doc.createNode(nested, { aliasDuplicateObjects: false });
+        (place.parent as unknown as { set(k: unknown, v: unknown): void }).set(p[place.at], node);
+      },
+      (data) => setInData(data, p, value),
+    );
   }
 
   delete(path: Path | string): void {
     const p = asPath(path);
     if (this.get(p) === undefined) return;
-    this.edit((doc) => {
-      doc.deleteIn(p);
-    });
+    this.#editAt(
+      p,
+      true,
+      (_doc, place) => (place.parent as unknown as { delete(k: unknown): void }).delete(p[place.at]),
+      (data) => deleteInData(data, p),
+    );
+  }
+
+  /**
+   * A structural edit at `p` through the yaml Document: a parent on the path that is not a
+   * mapping is a KrmError naming the item and field; aliases the edit would orphan or change
+   * are resolved first (yaml-edit.ts), and the result is then checked against the data the edit
+   * means; when that cannot be had, the item is written from that data (an info note says so).
+   */
+  #editAt(p: Path, deleting: boolean, apply: (doc: Document, place: EditPlace) => void, expect: (data: Json) => Json): void {
+    const was = this.data;
+    const fresh = this.#rare?.doc === undefined;
+    const doc = this.#document();
+    let place: EditPlace;
+    try {
+      if (doc.contents === null) doc.contents = doc.createNode({}) as never;
+      place = prepareEdit(doc, p, deleting);
+    } catch (e) {
+      if (fresh && this.#rare) this.#rare.doc = undefined;
+      if (e instanceof EditPathError) throw new KrmError(this.#pathMessage(e, p, deleting));
+      if (!(e instanceof AliasCopyLimit)) throw e;
+      this.#writeFromData(expect(unshared(was)), `${dotted(p)} is shared through YAML aliases too many times to edit in place`);
+      return;
+    }
+    apply(doc, place);
+    this.#invalidate();
+    this.#body = undefined;
+    if (!place.resolved) return;
+    // aliases were resolved: the text must read as the data the edit means, else it is written from that data
+    const expected = expect(unshared(was));
+    let same = false;
+    try {
+      same = sameData(readYaml(doc.toString(EMIT_OPTIONS)).value, expected);
+    } catch {
+      same = false;
+    }
+    if (!same) this.#writeFromData(expected, `${dotted(p)} is shared through YAML aliases that could not be resolved in place`);
+  }
+
+  #writeFromData(data: Json, why: string): void {
+    this.replace(data as object);
+    (this.#more().notes ??= []).push(`${this.#name()}: written from its data (its comments and layout are not kept): ${why}`);
+  }
+
+  #pathMessage(e: EditPathError, p: Path, deleting: boolean): string {
+    const file = this.file()?.path;
+    return [
+      `${this.id}${file ? ` (${file})` : ''}: ${e.message} to ${deleting ? 'delete' : 'set'} ${dotted(p)}`,
+      `: write ${e.field} as ${e.needed === 'a mapping' ? '`key: value` entries' : e.needed}`,
+    ].join('');
   }
 
   setAnnotation(key: string, value: string): void {
@@ -592,31 +690,6 @@ export class KubeObject {
    * item started (files read by the CLI), else within the item's text.
    */
   lineOf(path: Path | string): number | undefined {
-    const Y = yamlLib();
-    const body = this.body;
-    let doc: Document;
-    try {
-      doc = yamlDocument(body);
-    } catch {
-      return undefined;
-    }
-    let node: unknown = doc.contents;
-    let pos: number | undefined = (doc.contents as { range?: number[] } | null)?.range?.[0];
-    for (const seg of asPath(path)) {
-      if (!Y.isCollection(node)) return undefined;
-      if (Y.isMap(node)) {
-        const pair = node.items.find((it) => (Y.isScalar(it.key) ? String(it.key.value) : undefined) === String(seg));
-        if (!pair) break;
-        pos = (pair.key as { range?: number[] }).range?.[0];
-        node = pair.value;
-      } else {
-        const item = node.get(seg as number, true);
-        if (!item) break;
-        pos = (item as { range?: number[] }).range?.[0];
-        node = item;
-      }
-    }
-    if (pos === undefined) return undefined;
-    return (this.sourceLine ?? 1) + lineCol(body, pos).line - 1;
+    return parsedFieldLines(this)(path); // many fields of one item: keep the lookup (field-lines.ts)
   }
 }

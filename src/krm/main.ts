@@ -269,6 +269,7 @@ export async function runFunction<Spec>(
   }
   let items = parsed.items;
   let internal = '';
+  let readNotes: [KubeObject, string][] | undefined;
   const readable = checkItems(parsed.items, results);
   if (!readable && parsed.format === 'stream' && looksLikeResourceList(text)) {
     new Redactor().addEnv(env).scrubResults(results.list);
@@ -283,7 +284,10 @@ export async function runFunction<Spec>(
       await def.run(ctx);
       items = [...ctx.items];
     } catch (e) {
-      // nothing half-written: the input items go out as they came in
+      // nothing half-written: the input items go out as they came in, read again (the function
+      // may have edited some before it failed); what the reader noted on them is kept
+      readNotes = itemNotes(parsed.items);
+      parsed = readInput(text);
       items = parsed.items;
       const missing = missingInstallFile(e);
       if (e instanceof KrmError) ctx.results.error(e.message, { rule: 'input' });
@@ -298,7 +302,7 @@ export async function runFunction<Spec>(
     if (collectBeforeResults(text.length, ctx.results.list.length)) collectGarbage();
   }
   for (const n of parsed.notes) results.info(n, { rule: 'input' });
-  for (const o of parsed.items) for (const n of o.notes) results.info(n, { rule: 'input', object: o });
+  for (const [o, n] of readNotes ?? itemNotes(parsed.items)) results.info(n, { rule: 'input', object: o });
   let reportOnlyLine = '';
   if (reportOnly(parsed.functionConfig)) {
     const errors = results.list.filter((r) => r.severity === 'error');
@@ -315,18 +319,42 @@ export async function runFunction<Spec>(
     secrets.scrubResults(results.list);
   };
   scrub();
-  const written = writeOutputChunks(parsed, items, results.list);
-  if (written.notes.length) {
-    // items written from their data: say so (and write the list again with the results)
-    for (const n of written.notes) results.info(n.message, { rule: 'input', object: n.object });
+  let chunks: OutputChunk[];
+  try {
+    chunks = outputChunks(parsed, items, results, scrub);
+  } catch (e) {
+    // a bug while writing: the input goes out as it came (nothing half-written), with the error
+    if (e instanceof KrmError) results.error(e.message, { rule: 'input' });
+    else {
+      results.error(`internal error in ${def.name} while writing its output: ${(e as Error).message} (please report this)`, {
+        rule: 'internal',
+      });
+      internal = (e as Error).stack ?? String(e);
+    }
     scrub();
-    written.chunks = writeOutputChunks(parsed, items, results.list).chunks;
+    parsed = readInput(text);
+    chunks = writeOutputChunks(parsed, parsed.items, results.list).chunks;
   }
-  const out = finish(written.chunks, results.list);
+  const out = finish(chunks, results.list);
   // report-only keeps the exit code 0 whatever happened: say what the output holds
   out.stderr += reportOnlyLine;
   if (internal) out.stderr += secrets.scrub(internal) + '\n';
   return out;
+}
+
+/** What the reader noted on the items it read (non-standard constructs it accepted). */
+function itemNotes(items: readonly KubeObject[]): [KubeObject, string][] {
+  return items.flatMap((o) => o.notes.map((n): [KubeObject, string] => [o, n]));
+}
+
+/** The output of `items`, and, when some had to be written from their data, the results saying so. */
+function outputChunks(parsed: ParsedInput, items: KubeObject[], results: Results, scrub: () => void): OutputChunk[] {
+  const written = writeOutputChunks(parsed, items, results.list);
+  if (written.notes.length === 0) return written.chunks;
+  // items written from their data: say so (and write the list again with the results)
+  for (const n of written.notes) results.info(n.message, { rule: 'input', object: n.object });
+  scrub();
+  return writeOutputChunks(parsed, items, results.list).chunks;
 }
 
 /** Cheap test of an item's text: one without any of these holds no credential to look for. */
@@ -646,7 +674,14 @@ export async function main<Spec>(def: FunctionDefinition<Spec>): Promise<void> {
       process.exitCode = 1;
       return;
     }
-    const r = await runFunction(def, input, process.env);
+    let r: RunOutput;
+    try {
+      r = await runFunction(def, input, process.env);
+    } catch (e) {
+      // a bug: stdout gets the input as it came, nothing lost or half-written (no --sink is written)
+      if (opts.sink === undefined && typeof input === 'string') await write(1, [input]);
+      throw e;
+    }
     if (opts.sink === undefined) {
       await write(1, r.chunks);
       if (r.stderr) await write(2, [r.stderr]);

@@ -25,7 +25,7 @@ export type { AnalyseOptions, Analysis, Finding, HostFact, IntentValidateSpec } 
 export interface AnalyseRunOptions extends AnalyseOptions {
   /** filled with counts of work (index lookups, items handed out): what tests count instead of timing */
   work?: Map<string, number>;
-  /** an item that is not a YAML mapping: the caller reports it (default: a schema finding when its kind has a schema) */
+  /** an item that cannot be read (not valid YAML, not a mapping): the caller reports it (default: an `input` error finding) */
   unreadable?: (o: KubeObject, message: string) => void;
 }
 
@@ -74,8 +74,11 @@ export async function analyse(
   for (const o of ctx.objects) {
     const { tree, error } = readTree(o);
     ctx.count('items read');
-    if (!tree && opts.unreadable) {
-      opts.unreadable(o, error ?? 'item is not a YAML mapping');
+    if (!tree) {
+      // the input's own problem, whatever rules are on: an error no rule severity switches off
+      const message = error ?? 'item is not a YAML mapping';
+      if (opts.unreadable) opts.unreadable(o, message);
+      else ctx.findings.push({ rule: 'input', severity: 'error', message, object: o });
       continue;
     }
     const { head, shared } = analysisHead(o, tree);
@@ -84,7 +87,7 @@ export async function analyse(
     // a strategic-merge deletion (`$patch: delete`) names an object; it holds none of its fields
     if (tree && tree.$patch !== undefined) ctx.markPartial(o);
     ctx.visiting(o);
-    for (const f of families) f.visit?.(o, head, tree, error);
+    for (const f of families) f.visit?.(o, head, tree);
   }
   ctx.visiting(undefined);
   if (ctx.objects.length >= LARGE_ANALYSIS) collectGarbage();

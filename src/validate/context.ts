@@ -375,6 +375,6 @@ export class RuleContext {
 /** One family of rules: sees each item once with its parsed tree, then checks across items. */
 export interface RuleFamily {
   /** `tree` undefined: the item is not a YAML mapping (`error` says why) */
-  visit?(o: KubeObject, head: Head, tree: Tree | undefined, error?: string): void;
+  visit?(o: KubeObject, head: Head, tree: Tree): void;
   finish?(): void | Promise<void>;
 }

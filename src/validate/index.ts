@@ -18,4 +18,4 @@ export { sensitiveValues } from './rules/secret-values.js';
 export { readExtraCrds } from './extra.js';
 export { toResults } from './results.js';
 export { RULES, type RuleInfo, type RuleSeverity } from './rules.js';
-export { lineOfPath } from './schema.js';
+export { FieldLines, lineOfPath } from './schema.js';

@@ -4,7 +4,7 @@
  */
 import { compareStrings, type KubeObject } from '../krm/index.js';
 import type { Finding } from './analyse.js';
-import { lineOfPath } from './schema.js';
+import { FieldLines } from './schema.js';
 
 const SEVERITY_ORDER = { error: 0, warning: 1, info: 2 } as const;
 
@@ -13,6 +13,8 @@ export function toResults(
   findings: Finding[],
   ctx: { results: { add(s: Finding['severity'], m: string, o: object): unknown } },
   order: Map<KubeObject, number>,
+  /** filled with counts of work ('lines walked', 'items parsed for lines'): what tests count */
+  work?: Map<string, number>,
 ): void {
   const sorted = [...findings].sort((a, b) => {
     const ia = a.object ? (order.get(a.object) ?? 1e9) : -1;
@@ -25,25 +27,18 @@ export function toResults(
       compareStrings(a.message, b.message)
     );
   });
-  // an item's findings are next to each other: its text is made once for them, and not kept after
-  let textOf: { o: KubeObject; text: string } | undefined;
-  const text = (o: KubeObject): string => {
-    if (textOf?.o !== o) textOf = { o, text: o.body };
-    return textOf.text;
+  // an item's findings are next to each other: its lines are worked out once for all of them
+  // (thousands of findings on one item stay linear), and not kept after its last one
+  let current: { o: KubeObject; fields: FieldLines; inFile: (line: number) => number | undefined } | undefined;
+  const linesOf = (o: KubeObject) => {
+    if (current?.o !== o) current = { o, fields: new FieldLines(o, work), inFile: fileLines(o) };
+    return current;
   };
   for (const f of sorted) {
     let line = f.line;
-    if (line === undefined && f.object && f.path) {
-      // from the item's text first; the YAML parser (KubeObject.lineOf) only when that cannot tell
-      line = lineOfPath(f.object, f.path, text(f.object));
-      if (line === undefined)
-        try {
-          line = f.object.lineOf(f.path as (string | number)[]);
-        } catch {
-          line = undefined;
-        }
-    }
-    if (line !== undefined && f.object) line = fileLine(f.object, line, text);
+    // from the item's text first; the YAML parser (KubeObject.lineOf) only when that cannot tell
+    if (line === undefined && f.object && f.path) line = linesOf(f.object).fields.lineOf(f.path);
+    if (line !== undefined && f.object) line = linesOf(f.object).inFile(line);
     ctx.results.add(f.severity, f.message, { object: f.object, field: f.field, rule: f.rule, line });
   }
 }
@@ -56,15 +51,15 @@ const INJECTED = /^\s+['"]?(?:internal\.config\.kubernetes\.io\/[^'":]+|config\.
  * (with a config.kubernetes.io/path annotation) count from their document's start, less the
  * annotation lines the tool added; the first document of a file starts on line 1, a later one
  * at an offset the function cannot know, so its line is left out. Items without a path (a piped
- * stream, a bare ResourceList) keep their line in the input.
+ * stream, a bare ResourceList) keep their line in the input. Worked out once per item.
  */
-function fileLine(o: KubeObject, line: number, text: (o: KubeObject) => string): number | undefined {
+function fileLines(o: KubeObject): (line: number) => number | undefined {
   const file = o.file();
-  if (!file) return line;
-  if ((file.index ?? 0) !== 0) return undefined;
-  const lines = text(o).split('\n');
-  const rel = line - (o.sourceLine ?? 1); // 0-based in the item
-  let skip = 0;
+  if (!file) return (line) => line;
+  if ((file.index ?? 0) !== 0) return () => undefined;
+  const lines = o.body.split('\n');
+  // the annotation lines the tool added (ascending), the last `annotations:` line, and whether it holds any of the file's own
+  const injected: number[] = [];
   let annotationsAt = -1;
   let inAnnotations = false;
   let own = 0;
@@ -78,10 +73,26 @@ function fileLine(o: KubeObject, line: number, text: (o: KubeObject) => string):
     if (!inAnnotations) continue;
     if (/^ {4}\S/.test(l)) {
       if (!INJECTED.test(l)) own++;
-      else if (i < rel) skip++;
+      else injected.push(i);
     } else if (!/^ {5}/.test(l)) inAnnotations = false;
   }
-  // an annotations: key holding only what the tool added is not in the file either
-  if (annotationsAt >= 0 && own === 0 && annotationsAt < rel) skip++;
-  return rel - skip + 1;
+  return (line) => {
+    const rel = line - (o.sourceLine ?? 1); // 0-based in the item
+    let skip = injectedBefore(injected, rel);
+    // an annotations: key holding only what the tool added is not in the file either
+    if (annotationsAt >= 0 && own === 0 && annotationsAt < rel) skip++;
+    return rel - skip + 1;
+  };
+}
+
+/** How many of the ascending `lines` are before `rel` (binary search). */
+function injectedBefore(lines: readonly number[], rel: number): number {
+  let lo = 0;
+  let hi = lines.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (lines[mid]! < rel) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

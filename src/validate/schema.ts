@@ -3,7 +3,7 @@
  * input, extra CRDs), unknown fields where the schema is closed, and YAML 1.1 scalars that
  * YAML 1.1 and 1.2 readers disagree on. Validators load lazily, only for kinds present.
  */
-import { InstallError, type KubeObject } from '../krm/index.js';
+import { InstallError, type KubeObject, parsedFieldLines } from '../krm/index.js';
 import { checkedSchema, crdSchemas } from './crd.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 import { unpack } from './packed.js';
@@ -97,16 +97,12 @@ export class SchemaChecker {
     return v;
   }
 
-  /** Findings of one item; `data` undefined: the item could not be read (`error` says why). */
-  check(o: KubeObject, head: { apiVersion: string; kind: string; group: string }, data: Obj | undefined, error?: string): SchemaFinding[] {
+  /** Findings of one item (an item that cannot be read is an `input` error: analyse.ts). */
+  check(o: KubeObject, head: { apiVersion: string; kind: string; group: string }, data: Obj): SchemaFinding[] {
     const out: SchemaFinding[] = [];
     if (!head.kind || this.skipKinds.has(head.kind)) return out;
     const v = this.#validator(o, `${head.apiVersion}/${head.kind}`, out);
     if (!v) return out;
-    if (!data) {
-      out.push({ rule: 'schema', message: `${o.id}: ${error ?? 'item is not a YAML mapping'}`, object: o });
-      return out;
-    }
     if (v(data)) return out;
     // airshipctl's config kinds are read by airshipctl, never applied, and its CRDs drift
     const lenient = head.group === 'airshipit.org';
@@ -325,21 +321,80 @@ function walkLines(
   }
 }
 
+/** Path segments as one map key. */
+function pathKey(path: readonly (string | number)[]): string {
+  return path.map(String).join('\u0000');
+}
+
+/**
+ * The lines of an item's fields, for all the findings of one item: the item's text is walked
+ * once (the first line of every key and sequence entry), and parsed once when the text walk
+ * cannot tell (flow collections); each finding then costs a lookup, not a walk of the item.
+ * `work` counts what was done ('lines walked', 'items parsed for lines'): what tests count.
+ */
+export class FieldLines {
+  #text: Map<string, number> | undefined;
+  #parsed: ((path: readonly (string | number)[]) => number | undefined) | undefined;
+
+  constructor(
+    private readonly o: KubeObject,
+    private readonly work?: Map<string, number>,
+  ) {}
+
+  #count(what: string, n: number): void {
+    if (this.work) this.work.set(what, (this.work.get(what) ?? 0) + n);
+  }
+
+  /**
+   * The line (1-based, in the input) of `path` from the item's text: the line of the key or
+   * sequence entry. Undefined when the text walk does not find the whole path (flow
+   * collections, a path to a missing field ...).
+   */
+  textLine(path: readonly (string | number)[]): number | undefined {
+    if (!this.#text) {
+      const index = new Map<string, number>();
+      const body = this.o.body;
+      walkLines(body, (i, p) => {
+        const key = pathKey(p);
+        if (!index.has(key)) index.set(key, i); // the first, as a search from the top finds it
+      });
+      this.#count('lines walked', body.split('\n').length);
+      this.#text = index;
+    }
+    const i = this.#text.get(pathKey(path));
+    return i === undefined ? undefined : (this.o.sourceLine ?? 1) + i;
+  }
+
+  /** The line of `path`: from the text, else from the parsed item (KubeObject.lineOf: the deepest part of the path that exists). */
+  lineOf(path: readonly (string | number)[]): number | undefined {
+    const fromText = this.textLine(path);
+    if (fromText !== undefined) return fromText;
+    if (!this.#parsed) {
+      const lookup = parsedFieldLines(this.o);
+      let parsed = false;
+      this.#parsed = (p) => {
+        if (!parsed) this.#count('items parsed for lines', 1);
+        parsed = true;
+        try {
+          return lookup(p);
+        } catch (e) {
+          if (e instanceof InstallError) throw e;
+          return undefined;
+        }
+      };
+    }
+    return this.#parsed(path);
+  }
+}
+
 /**
  * The line (1-based, in the input) of `path` in an item, from its text: the line of the key or
  * sequence entry. Undefined when the text walk does not find the whole path (flow collections,
- * a path to a missing field ...): callers then ask the YAML parser (KubeObject.lineOf).
+ * a path to a missing field ...): callers then ask the YAML parser (KubeObject.lineOf). For
+ * many paths of one item, keep a FieldLines.
  */
-export function lineOfPath(o: KubeObject, path: readonly (string | number)[], body = o.body): number | undefined {
-  const want = path.map(String);
-  let found = -1;
-  walkLines(body, (i, p) => {
-    if (p.length !== want.length) return;
-    for (let k = 0; k < p.length; k++) if (String(p[k]) !== want[k]) return;
-    found = i;
-    return false;
-  });
-  return found < 0 ? undefined : (o.sourceLine ?? 1) + found;
+export function lineOfPath(o: KubeObject, path: readonly (string | number)[]): number | undefined {
+  return new FieldLines(o).textLine(path);
 }
 
 /** Plain scalars YAML 1.1 and YAML 1.2 (Go yaml.v3, kyaml, JSON schema tools) read differently. */

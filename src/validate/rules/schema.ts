@@ -23,8 +23,8 @@ export class SchemaRules implements RuleFamily {
     this.#checker = new SchemaChecker(crds, new Set(ctx.spec.schemas?.skipKinds ?? []));
   }
 
-  visit(o: KubeObject, head: Head, tree: Tree | undefined, error?: string): void {
-    if (this.#checker) for (const f of this.#checker.check(o, head, tree, error)) this.#report(o, f);
+  visit(o: KubeObject, head: Head, tree: Tree): void {
+    if (this.#checker) for (const f of this.#checker.check(o, head, tree)) this.#report(o, f);
     // most items hold no candidate: their text as it came tells, without making it a document
     if (this.#ambiguous && mayHoldAmbiguous(o.original ?? this.ctx.text(o)))
       for (const f of ambiguousScalars(o, tree, this.ctx.text(o))) this.#report(o, f);
