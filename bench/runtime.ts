@@ -14,7 +14,7 @@ import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
-import { collectGarbage, readInput, runFunction } from '../src/krm/index.js';
+import { readInput, runFunction } from '../src/krm/index.js';
 import { resourceList } from '../test/golden.js';
 import { identity } from '../test/identity/function.js';
 import { fuzz } from '../test/input-fuzz/check.js';
@@ -305,12 +305,5 @@ export async function run(): Promise<void> {
   const only = process.env.BENCH_PARTS?.split(',');
   const unknown = only?.filter((p) => !(p in PARTS)) ?? [];
   if (unknown.length) throw new Error(`BENCH_PARTS: no part ${unknown.join(', ')} (parts: ${Object.keys(PARTS).join(', ')})`);
-  for (const [name, part] of Object.entries(PARTS))
-    if (!only || only.includes(name)) {
-      // each part starts on a collected heap: the key curve measured right after the 100k-item
-      // curves, with their garbage still in the old generation, grew ~10x from 10k to 100k keys
-      // where alone it is flat
-      collectGarbage();
-      await part();
-    }
+  for (const [name, part] of Object.entries(PARTS)) if (!only || only.includes(name)) await part();
 }
