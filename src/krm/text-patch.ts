@@ -58,11 +58,11 @@ export function scalarText(value: string | number | boolean): string | undefined
  * `body`. Creates missing mappings along the path. Returns the new body or `undefined`.
  */
 export function setScalarInText(body: string, path: string[], valueText: string): string | undefined {
-  if (body.includes('\r')) {
+  if (/\r/.test(body)) {
     // CRLF throughout (Windows editors): edited as LF, written back with CRLF; any other CR is left to yaml
     if (/(?:^|[^\r])\n/.test(body)) return undefined; // LF and CRLF mixed
     const lf = body.replace(/\r\n/g, '\n');
-    if (lf.includes('\r')) return undefined;
+    if (/\r/.test(lf)) return undefined;
     return setScalarInLfText(lf, path, valueText)?.replace(/\n/g, '\r\n');
   }
   return setScalarInLfText(body, path, valueText);
