@@ -91,21 +91,38 @@ export class Limiter {
   #queue: (() => void)[] = [];
   #head = 0;
   constructor(readonly n: number) {}
+
+  /** A slot now (true: the caller holds it), or false: `wait()` for one. */
+  tryEnter(): boolean {
+    if (this.#active >= this.n) return false;
+    this.#active++;
+    return true;
+  }
+
+  /** Resolves once the caller holds a slot (after `tryEnter()` said false). */
+  wait(): Promise<void> {
+    return new Promise<void>((r) => this.#queue.push(r));
+  }
+
+  /** The caller gives its slot up: to the first waiter, if any. */
+  leave(): void {
+    if (this.#head < this.#queue.length) {
+      const next = this.#queue[this.#head]!;
+      this.#queue[this.#head++] = undefined as never;
+      if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+        this.#queue = this.#queue.slice(this.#head);
+        this.#head = 0;
+      }
+      next();
+    } else this.#active--;
+  }
+
   async run<T>(f: () => Promise<T>): Promise<T> {
-    if (this.#active < this.n) this.#active++;
-    else await new Promise<void>((r) => this.#queue.push(r)); // woken holding a slot
+    if (!this.tryEnter()) await this.wait(); // woken holding a slot
     try {
       return await f();
     } finally {
-      if (this.#head < this.#queue.length) {
-        const next = this.#queue[this.#head]!;
-        this.#queue[this.#head++] = undefined as never;
-        if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-          this.#queue = this.#queue.slice(this.#head);
-          this.#head = 0;
-        }
-        next();
-      } else this.#active--;
+      this.leave();
     }
   }
 }
@@ -359,68 +376,67 @@ export class RedfishClient {
 
   /** GET a resource as JSON, with retries; follows same-origin redirects only. */
   async get(rawPath: string): Promise<Record<string, unknown>> {
-    return (await this.#limiter.run(() => this.#get(rawPath))).json;
+    return (await this.#get(rawPath)).json;
   }
 
   /** `get`, with the size of the body it was parsed from. */
-  async getSized(rawPath: string): Promise<{ json: Record<string, unknown>; bytes: number }> {
-    return this.#limiter.run(() => this.#get(rawPath));
+  getSized(rawPath: string): Promise<{ json: Record<string, unknown>; bytes: number }> {
+    return this.#get(rawPath);
   }
 
+  /**
+   * One GET, with retries, within the BMC's requests in flight: the slot is taken and left here
+   * rather than around a closure (Limiter.run), one async frame less on every request of a crawl.
+   */
   async #get(rawPath: string): Promise<{ json: Record<string, unknown>; bytes: number }> {
-    if (this.#opts.auth === 'session') await this.#ensureSession();
-    let path = rawPath.startsWith('/') ? rawPath : normalizePath(rawPath);
-    let lastErr: RedfishError | undefined;
-    const session = this.#opts.auth === 'session' && !!this.#opts.credentials;
-    let renewed = false;
-    for (let attempt = 0; attempt <= this.#opts.retries; attempt++) {
-      if (attempt > 0) await sleep(this.#opts.backoffMs * 2 ** (attempt - 1));
-      let redirects = 0;
-      try {
-        for (;;) {
-          this.requests++;
-          const gen = this.#gen;
-          const r = await this.#raw('GET', path, this.#getHeaders);
-          const location = r.status >= 300 && r.status < 400 ? header(r, 'location') : undefined;
-          if (location) {
-            const target = new URL(location, this.origin + path);
-            if (target.origin !== this.origin)
-              throw new RedfishError(
-                `redirect to another origin (${target.origin}) refused: credentials are never sent there`,
-                r.status,
-                path,
-              );
-            if (++redirects > 3) throw new RedfishError('too many redirects', r.status, path);
-            path = target.pathname + target.search;
-            continue;
+    if (!this.#limiter.tryEnter()) await this.#limiter.wait(); // woken holding a slot
+    try {
+      if (this.#opts.auth === 'session') await this.#ensureSession();
+      let path = rawPath.startsWith('/') ? rawPath : normalizePath(rawPath);
+      let lastErr: RedfishError | undefined;
+      const session = this.#opts.auth === 'session' && !!this.#opts.credentials;
+      let renewed = false;
+      for (let attempt = 0; attempt <= this.#opts.retries; attempt++) {
+        if (attempt > 0) await sleep(this.#opts.backoffMs * 2 ** (attempt - 1));
+        let redirects = 0;
+        try {
+          for (;;) {
+            this.requests++;
+            const gen = this.#gen;
+            const r = await this.#raw('GET', path, this.#getHeaders);
+            const location = r.status >= 300 && r.status < 400 ? header(r, 'location') : undefined;
+            if (location) {
+              const target = new URL(location, this.origin + path);
+              if (target.origin !== this.origin)
+                throw new RedfishError(
+                  `redirect to another origin (${target.origin}) refused: credentials are never sent there`,
+                  r.status,
+                  path,
+                );
+              if (++redirects > 3) throw new RedfishError('too many redirects', r.status, path);
+              path = target.pathname + target.search;
+              continue;
+            }
+            if (r.status === 401 && session && !renewed) {
+              // the session expired, or another request replaced it: at most once per request
+              renewed = true;
+              if (await this.#renewAfter401(gen)) continue;
+            }
+            const json = parsedAnswer(r, path);
+            if (session && gen === this.#gen && path !== '/redfish/v1') this.#proven = true;
+            return { json, bytes: r.size };
           }
-          if (r.status === 401 && session && !renewed) {
-            // the session expired, or another request replaced it: at most once per request
-            renewed = true;
-            if (await this.#renewAfter401(gen)) continue;
-          }
-          if (!ok(r.status)) throw new RedfishError(`HTTP ${r.status}${describeErrorBody(r.text)}`, r.status, path);
-          let j: unknown;
-          try {
-            j = JSON.parse(r.text);
-          } catch {
-            throw new RedfishError(`invalid JSON (${r.size} bytes${looksHtml(r.text) ? ', an HTML page' : ''})`, -1, path);
-          }
-          if (!j || typeof j !== 'object' || Array.isArray(j)) throw new RedfishError('the body is not a JSON object', -1, path);
-          // some BMCs answer 200 with a Redfish error body for a member they cannot read
-          if (isErrorBody(j as Record<string, unknown>))
-            throw new RedfishError(`HTTP ${r.status} with a Redfish error body${messageIds(j as Record<string, unknown>)}`, -3, path);
-          if (session && gen === this.#gen && path !== '/redfish/v1') this.#proven = true;
-          return { json: j as Record<string, unknown>, bytes: r.size };
+        } catch (e) {
+          if (!(e instanceof RedfishError)) throw e;
+          lastErr = e;
+          // truncated / invalid JSON is worth one more try too: a BMC under load cuts bodies
+          if (e instanceof BudgetError || !(retryable(e.status) || e.status === -1) || /redirect|cap/.test(e.message)) throw e;
         }
-      } catch (e) {
-        if (!(e instanceof RedfishError)) throw e;
-        lastErr = e;
-        // truncated / invalid JSON is worth one more try too: a BMC under load cuts bodies
-        if (e instanceof BudgetError || !(retryable(e.status) || e.status === -1) || /redirect|cap/.test(e.message)) throw e;
       }
+      throw lastErr!;
+    } finally {
+      this.#limiter.leave();
     }
-    throw lastErr!;
   }
 
   /**
@@ -446,6 +462,22 @@ export class RedfishClient {
     if (Date.now() >= this.#hardDeadline) await this.#pool.destroy().catch(() => undefined);
     else await this.#pool.close().catch(() => undefined);
   }
+}
+
+/** A final answer's JSON object, or the RedfishError it is (an error status, not JSON, not an object, a Redfish error body). */
+function parsedAnswer(r: RawResponse, path: string): Record<string, unknown> {
+  if (!ok(r.status)) throw new RedfishError(`HTTP ${r.status}${describeErrorBody(r.text)}`, r.status, path);
+  let j: unknown;
+  try {
+    j = JSON.parse(r.text);
+  } catch {
+    throw new RedfishError(`invalid JSON (${r.size} bytes${looksHtml(r.text) ? ', an HTML page' : ''})`, -1, path);
+  }
+  if (!j || typeof j !== 'object' || Array.isArray(j)) throw new RedfishError('the body is not a JSON object', -1, path);
+  // some BMCs answer 200 with a Redfish error body for a member they cannot read
+  if (isErrorBody(j as Record<string, unknown>))
+    throw new RedfishError(`HTTP ${r.status} with a Redfish error body${messageIds(j as Record<string, unknown>)}`, -3, path);
+  return j as Record<string, unknown>;
 }
 
 /**
@@ -493,13 +525,12 @@ class Exchange implements Handler {
     this.#abort = abort;
   }
 
-  onHeaders(statusCode: number, rawHeaders: string[]): boolean {
+  onHeaders(statusCode: number, rawHeaders: string[], contentLength: number | undefined, framedByLength: boolean): boolean {
     this.#status = statusCode;
     this.#rawHeaders = rawHeaders;
     const { maxBodyBytes } = this.client.limits;
-    const declared = Number(rawHeader(rawHeaders, 'content-length') ?? NaN);
-    // the body is framed by this length only without a Transfer-Encoding (which comes first)
-    if (rawHeader(rawHeaders, 'transfer-encoding') === undefined) this.#whole = declared;
+    const declared = contentLength ?? Number.NaN;
+    if (framedByLength) this.#whole = declared;
     if (declared > maxBodyBytes)
       return this.#fail(new RedfishError(`response of ${declared} bytes exceeds the ${maxBodyBytes}-byte cap`, statusCode, this.path));
     return true;

@@ -120,17 +120,27 @@ export class SystemCrawler {
 
   /** GET an optional resource: undefined (and a `missing` entry) when it cannot be read. */
   async optional(path: string, label: string): Promise<Json | undefined> {
-    return (await this.#optionalSized(path, label))?.json;
+    try {
+      return (await this.client.getSized(path)).json; // no wrapper around #optionalSized: one async frame per request less
+    } catch (e) {
+      this.#missed(e, label);
+      return undefined;
+    }
   }
 
   async #optionalSized(path: string, label: string): Promise<{ json: Json; bytes: number } | undefined> {
     try {
       return await this.client.getSized(path);
     } catch (e) {
-      if (e instanceof BudgetError) throw new BudgetError(`${label}: ${e.message}`, e.path); // stops the crawl of this BMC
-      this.missing.push(`${label}: ${describeFailure(e)}`);
+      this.#missed(e, label);
       return undefined;
     }
+  }
+
+  /** An optional resource could not be read: a `missing` entry, or the crawl of this BMC stops (a budget). */
+  #missed(e: unknown, label: string): void {
+    if (e instanceof BudgetError) throw new BudgetError(`${label}: ${e.message}`, e.path);
+    this.missing.push(`${label}: ${describeFailure(e)}`);
   }
 
   /** The first page of a collection: `$expand`ed, `?only`, or plain; errors thrown. */

@@ -22,8 +22,12 @@ import { lazy } from '../krm/index.js';
 
 export interface Handler {
   onConnect(abort: (e: Error) => void): void;
-  /** raw headers as name, value, name, value ... (latin1 strings); false: stop (the handler aborted) */
-  onHeaders(status: number, rawHeaders: string[]): boolean;
+  /**
+   * Raw headers as name, value, name, value ... (latin1 strings), with what the transport read
+   * of them already: the Content-Length declared (undefined: none) and whether it frames the
+   * body (no Transfer-Encoding, a body expected). False: stop (the handler aborted).
+   */
+  onHeaders(status: number, rawHeaders: string[], contentLength: number | undefined, framedByLength: boolean): boolean;
   /**
    * Body bytes. The chunk is valid during this call only: it may be a view of the connection's
    * read buffer, which the next read overwrites (copy what you keep).
@@ -237,6 +241,8 @@ class Connection {
   #idleSince = 0;
   #keepAliveMs = 0;
   readonly socket: net.Socket;
+  /** what a handler calls to abort its request: made once, not per request */
+  readonly #abortRequest = (e: Error) => this.#abort(e);
 
   constructor(
     readonly pool: Http1Pool,
@@ -272,7 +278,7 @@ class Connection {
     this.#gotBytes = false;
     this.#keepAlive = true;
     if (this.#connected) this.#arm(req.timeoutMs);
-    handler.onConnect((e) => this.#abort(e));
+    handler.onConnect(this.#abortRequest);
     this.socket.write(head, 'latin1');
   }
 
@@ -420,7 +426,7 @@ class Connection {
     this.#chunkState = 'size';
     this.#phase = 'body';
     const h = this.#handler!;
-    if (!h.onHeaders(status, raw) || this.#handler !== h) return false;
+    if (!h.onHeaders(status, raw, length, this.#mode === 'length') || this.#handler !== h) return false;
     return true;
   }
 
