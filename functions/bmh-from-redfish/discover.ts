@@ -469,7 +469,7 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
   // node:v8 is loaded here, not imported at the top: loading it costs ~7M instructions (~8% of
   // node's own start), which every run of the bundle would pay (generate, --help ...)
   if (targets.length <= SHORT_RUN_BMCS)
-    process.getBuiltinModule('node:v8').setFlagsFromString(`--interrupt-budget=${DISCOVERY_INTERRUPT_BUDGET} ${process.env.XFLAGS ?? ""}`);
+    process.getBuiltinModule('node:v8').setFlagsFromString(`--interrupt-budget=${DISCOVERY_INTERRUPT_BUDGET} ${process.env.XFLAGS ?? ''}`);
 
   const run: CrawlRun = { ctx, file, env: { ...ctx.env }, timeoutMs, failed: new Set(), closing: [] };
   const buffered: Buffered[] = targets.map(() => []);

@@ -104,18 +104,40 @@ describe('Redfish transport connections', () => {
     expect(Date.now() - t).toBeGreaterThanOrEqual(190);
   });
 
-  it("sets a kept-alive connection's timeout once, not once per request (work count)", async () => {
+  it('keeps no timer per request or per connection: one watchdog looks at them all (work count)', async () => {
     const { pool, served } = await setup((n) => `{"n":${n}}`, 30_000);
-    const setTimeoutCalls = vi.spyOn(NetSocket.prototype, 'setTimeout');
+    const socketTimers = vi.spyOn(NetSocket.prototype, 'setTimeout');
+    const intervals = vi.spyOn(globalThis, 'setInterval');
     try {
       for (let n = 0; n < 50; n++) expect(await get(pool, 5000)).toEqual({ body: `{"n":${n}}` });
-      // the connect timeout, then the request timeout: the same timer serves every later request
-      expect(setTimeoutCalls.mock.calls.length).toBeGreaterThanOrEqual(1); // the spy sees the connection
-      expect(setTimeoutCalls.mock.calls.length).toBeLessThanOrEqual(2);
+      // a socket timer is moved by every read and write; the watchdog is started once, when the connection opens
+      expect(socketTimers).not.toHaveBeenCalled();
+      expect(intervals.mock.calls.length).toBeLessThanOrEqual(1);
     } finally {
-      setTimeoutCalls.mockRestore();
+      socketTimers.mockRestore();
+      intervals.mockRestore();
     }
     expect(served.sockets).toHaveLength(1);
+  });
+
+  it('times out an answer whose body stops coming', async () => {
+    const served = await new Promise<Served>((resolve) => {
+      const s: Served = { origin: '', server: createServer(), sockets: [], closed: 0 };
+      s.server.on('connection', (socket) => {
+        s.sockets.push(socket);
+        socket.on('error', () => undefined);
+        socket.once('data', () => socket.write('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"half":'));
+      });
+      s.server.listen(0, '127.0.0.1', () => {
+        s.origin = `http://127.0.0.1:${(s.server.address() as { port: number }).port}`;
+        resolve(s);
+      });
+    });
+    const pool = new Http1Pool({ origin: served.origin, connections: 1, connectTimeoutMs: 5000, keepAliveMs: 30_000 });
+    open.push({ pool, served });
+    const t = Date.now();
+    expect(await get(pool, 150)).toEqual({ code: 'UND_ERR_BODY_TIMEOUT' });
+    expect(Date.now() - t).toBeGreaterThanOrEqual(140);
   });
 
   it('refuses a path holding CR, LF or NUL with headers already sent before (no request splitting)', async () => {

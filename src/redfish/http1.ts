@@ -214,6 +214,46 @@ export class Http1Pool {
 
 type BodyMode = 'none' | 'length' | 'chunked' | 'close';
 
+/**
+ * One timer for the timeouts of every connection. A socket timer (socket.setTimeout) is moved
+ * in Node's timer list by every read and write, a clock read and two list moves per request
+ * (~10% of a crawl's instructions per request); here a read or write sets a flag, and the
+ * watchdog looks at each connection every eighth of the shortest limit it watches: one found
+ * quiet for its limit (since the look that last saw it stir) has timed out. A timeout fires late
+ * by up to a quarter of its limit, never early.
+ */
+class Watchdog {
+  readonly #watched = new Set<Connection>();
+  #timer: NodeJS.Timeout | undefined;
+  #periodMs = Number.POSITIVE_INFINITY;
+
+  /** Watches `c`, whose limit is now `limitMs`: the looks come often enough for it. */
+  watch(c: Connection, limitMs: number): void {
+    this.#watched.add(c);
+    const period = Math.max(MIN_LOOK_MS, Math.floor(limitMs / 8));
+    if (period >= this.#periodMs) return;
+    this.#periodMs = period;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = setInterval(() => this.#look(), period).unref();
+  }
+
+  unwatch(c: Connection): void {
+    if (!this.#watched.delete(c) || this.#watched.size) return;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#periodMs = Number.POSITIVE_INFINITY;
+  }
+
+  #look(): void {
+    const now = Date.now();
+    for (const c of this.#watched) c.look(now);
+  }
+}
+
+/** The watchdog's shortest period: limits below 8 ms are checked every 1 ms. */
+const MIN_LOOK_MS = 1;
+const watchdog = new Watchdog();
+
 /** One connection and the response it is reading. */
 class Connection {
   #handler: Handler | undefined;
@@ -231,12 +271,12 @@ class Connection {
   #chunkState: 'size' | 'data' | 'crlf' | 'trailers' = 'size';
   #keepAlive = true;
   #gotBytes = false;
-  /**
-   * The socket's inactivity timeout now, 0 when none is set or it fired. It is set only when
-   * it changes (each change is a new timer): a connection used again and again with the same
-   * request timeout keeps one, which every read and write restarts.
-   */
-  #armed = 0;
+  /** how long the connection may stay without a read or write now (the connect or request timeout) */
+  #limitMs = 0;
+  /** a read or write since the watchdog last looked */
+  #stirred = false;
+  /** when the watchdog last saw it stir (or when it was opened) */
+  #quietSince = 0;
   /** since when the connection is idle, and for how long it may stay so */
   #idleSince = 0;
   #keepAliveMs = 0;
@@ -254,18 +294,33 @@ class Connection {
     if (encrypted) socket.on('data', (d: Buffer) => this.#onData(d));
     socket.on('error', (e: Error) => this.#onClose(e));
     socket.on('close', () => this.#onClose(undefined));
-    socket.on('timeout', () => this.#onTimeout());
     socket.once(encrypted ? 'secureConnect' : 'connect', () => {
       this.#connected = true;
-      if (this.#phase === 'head') this.#arm(this.#req!.timeoutMs);
+      this.#stirred = true;
+      if (this.#phase === 'head') this.#limit(this.#req!.timeoutMs);
     });
-    this.#arm(pool.connectTimeoutMs);
+    this.#quietSince = Date.now();
+    this.#limit(pool.connectTimeoutMs);
   }
 
-  #arm(ms: number): void {
-    if (ms === this.#armed) return;
-    this.#armed = ms;
-    this.socket.setTimeout(ms);
+  /** The limit without a read or write from now on (a change only when it differs). */
+  #limit(ms: number): void {
+    if (ms === this.#limitMs) return;
+    this.#limitMs = ms;
+    watchdog.watch(this, ms);
+  }
+
+  /** The watchdog's look, at `now`: a connection quiet for its limit has timed out (an idle one past its keep-alive is closed). */
+  look(now: number): void {
+    if (this.#stirred) {
+      this.#stirred = false;
+      this.#quietSince = now;
+    } else if (this.#phase === 'idle') {
+      if (now - this.#idleSince < this.#keepAliveMs) return;
+      watchdog.unwatch(this);
+      this.pool.dropIdle(this);
+      this.socket.destroy();
+    } else if (now - this.#quietSince >= this.#limitMs) this.#onTimeout();
   }
 
   send(head: string, req: RequestOptions, handler: Handler, reused: boolean): void {
@@ -277,23 +332,25 @@ class Connection {
     this.#buf = undefined;
     this.#gotBytes = false;
     this.#keepAlive = true;
-    if (this.#connected) this.#arm(req.timeoutMs);
+    this.#stirred = true;
+    if (this.#connected) this.#limit(req.timeoutMs);
     handler.onConnect(this.#abortRequest);
     this.socket.write(head, 'latin1');
   }
 
-  /** Idle: closed after `keepAliveMs` without use (checked when the request timeout fires, when that is shorter). */
+  /** Idle: closed after `keepAliveMs` without use (checked at the watchdog's looks). */
   idle(keepAliveMs: number): void {
     this.#phase = 'idle';
     this.#handler = undefined;
     this.#req = undefined;
     this.#idleSince = Date.now();
     this.#keepAliveMs = keepAliveMs;
-    if (this.#armed > keepAliveMs) this.#arm(keepAliveMs);
+    if (keepAliveMs < this.#limitMs) watchdog.watch(this, keepAliveMs); // looked at often enough for it
   }
 
   destroy(): void {
     this.#handler = undefined;
+    watchdog.unwatch(this);
     this.socket.destroy();
   }
 
@@ -318,19 +375,12 @@ class Connection {
   }
 
   #onTimeout(): void {
-    const fired = this.#armed;
-    this.#armed = 0; // set again, even to the same value
-    if (this.#phase === 'idle') {
-      const left = this.#keepAliveMs - (Date.now() - this.#idleSince);
-      if (left > 0 && fired < this.#keepAliveMs) return void this.#arm(left);
-      this.pool.dropIdle(this);
-      return void this.socket.destroy();
-    }
     const code = !this.#connected ? 'UND_ERR_CONNECT_TIMEOUT' : this.#phase === 'head' ? 'UND_ERR_HEADERS_TIMEOUT' : 'UND_ERR_BODY_TIMEOUT';
     this.fail(new TransportError(`${code === 'UND_ERR_BODY_TIMEOUT' ? 'body' : 'headers'} timeout`, code));
   }
 
   #onClose(e: Error | undefined): void {
+    watchdog.unwatch(this);
     if (this.#phase === 'idle') return void this.pool.dropIdle(this);
     const h = this.#handler;
     if (!h) return;
@@ -352,6 +402,7 @@ class Connection {
 
   #onData(d: Buffer): void {
     this.#gotBytes = true;
+    this.#stirred = true;
     if (!this.#handler) return void (this.#phase === 'idle' && this.socket.destroy()); // bytes nobody asked for
     if (this.#phase === 'head') {
       const buf = this.#buf ? Buffer.concat([this.#buf, d]) : d;
