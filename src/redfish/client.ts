@@ -7,7 +7,7 @@
  */
 import type { SecureContext } from 'node:tls';
 import { lazy } from '../krm/index.js';
-import { type Handler, Http1Pool } from './http1.js';
+import { type Handler, Http1Pool, type ResponseHead } from './http1.js';
 
 export interface Credentials {
   username: string;
@@ -145,21 +145,15 @@ function secureContext(ca: string | undefined): SecureContext {
 
 interface RawResponse {
   status: number;
-  /** name, value, name, value ... */
-  rawHeaders: string[];
+  head: ResponseHead;
   /** the body, decoded as UTF-8 */
   text: string;
   /** its size in bytes */
   size: number;
 }
 
-/** One raw header (the first of that name, given in lowercase), or undefined. */
-function rawHeader(h: string[], name: string): string | undefined {
-  for (let i = 0; i + 1 < h.length; i += 2) if (h[i]!.length === name.length && h[i]!.toLowerCase() === name) return h[i + 1];
-  return undefined;
-}
-
-const header = (r: RawResponse, name: string) => rawHeader(r.rawHeaders, name);
+/** One header (the first of that name, given in lowercase), or undefined. */
+const header = (r: RawResponse, name: string) => r.head.get(name);
 
 const ACCEPT = ['accept', 'application/json', 'odata-version', '4.0'];
 
@@ -491,7 +485,7 @@ function parsedAnswer(r: RawResponse, path: string): Record<string, unknown> {
 class Exchange implements Handler {
   #abort: ((e: Error) => void) | undefined;
   #status = 0;
-  #rawHeaders: string[] = [];
+  #head: ResponseHead | undefined;
   /** the body's size when Content-Length frames it, NaN otherwise */
   #whole = Number.NaN;
   #chunks: Buffer[] = [];
@@ -525,9 +519,9 @@ class Exchange implements Handler {
     this.#abort = abort;
   }
 
-  onHeaders(statusCode: number, rawHeaders: string[], contentLength: number | undefined, framedByLength: boolean): boolean {
+  onHeaders(statusCode: number, head: ResponseHead, contentLength: number | undefined, framedByLength: boolean): boolean {
     this.#status = statusCode;
-    this.#rawHeaders = rawHeaders;
+    this.#head = head;
     const { maxBodyBytes } = this.client.limits;
     const declared = contentLength ?? Number.NaN;
     if (framedByLength) this.#whole = declared;
@@ -561,7 +555,7 @@ class Exchange implements Handler {
     if (this.#failed) return;
     const c = this.#chunks;
     const text = this.#text ?? (c.length === 1 ? c[0]!.toString() : Buffer.concat(c, this.#size).toString());
-    this.resolve({ status: this.#status, rawHeaders: this.#rawHeaders, text, size: this.#size });
+    this.resolve({ status: this.#status, head: this.#head!, text, size: this.#size });
   }
 
   onError(e: Error): void {

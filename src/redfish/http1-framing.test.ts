@@ -1,9 +1,10 @@
 /**
  * The Redfish client's HTTP/1.1 transport frames answers as undici does: generated answer
  * sequences (Content-Length, chunked with extensions and trailers, close-delimited, 1xx before
- * the answer, 204/304 without a body, keep-alive or Connection: close, header names in any case)
- * are served on one connection, cut into pieces at random, and read through both; status and
- * body must agree, request by request. A framing bug of any kind shows up as a difference.
+ * the answer, 204/304 without a body, keep-alive or Connection: close, header names in any case,
+ * other headers with blanks around their values) are served on one connection, cut into pieces at
+ * random, and read through both; status, body and the headers asked for must agree, request by
+ * request. A framing or header-reading bug of any kind shows up as a difference.
  */
 import { createRequire } from 'node:module';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -19,7 +20,12 @@ interface Answer {
   informational: boolean;
   upper: boolean;
   close: boolean;
+  /** other headers: name (lowercase, written in `upper`'s case) and value as written */
+  extra: [string, string][];
 }
+
+/** names of the other headers (unique per answer), among them the ones the client reads */
+const EXTRA_NAMES = ['location', 'x-auth-token', 'odata-version', 'etag', 'x-a'];
 
 function bytesOf(a: Answer): Buffer {
   const name = (n: string) => (a.upper ? n.toUpperCase() : n);
@@ -27,6 +33,7 @@ function bytesOf(a: Answer): Buffer {
   // 103 Early Hints (undici refuses an unasked 100 Continue; RFC 9110 has clients skip any 1xx, as http1.ts does)
   let head = a.informational ? 'HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n' : '';
   head += `HTTP/1.1 ${a.status} X\r\n${name('Content-Type')}: application/json\r\n`;
+  for (const [n, v] of a.extra) head += `${name(n)}:${v}\r\n`;
   if (a.close || a.framing.kind === 'close') head += `${name('Connection')}: close\r\n`;
   const parts: Buffer[] = [];
   if ([204, 304].includes(a.status)) parts.push(Buffer.from(head + '\r\n'));
@@ -63,6 +70,19 @@ const answer: fc.Arbitrary<Answer> = fc.record({
   informational: fc.boolean(),
   upper: fc.boolean(),
   close: fc.boolean(),
+  extra: fc.uniqueArray(
+    fc.tuple(
+      fc.constantFrom(...EXTRA_NAMES),
+      fc
+        .tuple(
+          fc.constantFrom('', ' ', '  ', '\t', ' \t'),
+          fc.string({ unit: fc.constantFrom(...'aZ09 ,;=./:-_'.split('')), maxLength: 20 }),
+          fc.constantFrom('', ' ', '\t '),
+        )
+        .map(([before, v, after]) => before + v + after),
+    ),
+    { selector: ([n]) => n, maxLength: 4 },
+  ),
 });
 
 /** A sequence served on one connection: it ends at the first answer that closes the connection. */
@@ -106,24 +126,28 @@ function serve(socket: Socket): void {
 interface Outcome {
   status?: number;
   body?: string;
+  /** every EXTRA_NAMES header, as read */
+  headers?: (string | undefined)[];
   error?: boolean;
 }
 
 function viaHttp1(pool: Http1Pool): Promise<Outcome> {
   return new Promise((resolve) => {
     let status = 0;
+    let headers: (string | undefined)[] = [];
     const chunks: Buffer[] = [];
     const h: Handler = {
       onConnect: () => undefined,
-      onHeaders: (s) => {
+      onHeaders: (s, head) => {
         status = s;
+        headers = EXTRA_NAMES.map((n) => head.get(n));
         return true;
       },
       onData: (c) => {
         chunks.push(Buffer.from(c)); // valid during the call only (a view of the read buffer)
         return true;
       },
-      onComplete: () => resolve({ status, body: Buffer.concat(chunks).toString('hex') }),
+      onComplete: () => resolve({ status, body: Buffer.concat(chunks).toString('hex'), headers }),
       onError: () => resolve({ error: true }),
     };
     pool.dispatch({ method: 'GET', path: '/redfish/v1', headers: ['accept', 'application/json'], timeoutMs: 5000 }, h);
@@ -135,7 +159,9 @@ const undici = createRequire(import.meta.url)('undici') as typeof import('undici
 async function viaUndici(client: import('undici').Client): Promise<Outcome> {
   try {
     const r = await client.request({ method: 'GET', path: '/redfish/v1', headers: { accept: 'application/json' } });
-    return { status: r.statusCode, body: Buffer.from(await r.body.arrayBuffer()).toString('hex') };
+    // trimmed: a field value has no blanks around it (RFC 9110 5.5); undici keeps some trailing ones
+    const headers = EXTRA_NAMES.map((n) => (r.headers[n] as string | undefined)?.trim());
+    return { status: r.statusCode, body: Buffer.from(await r.body.arrayBuffer()).toString('hex'), headers };
   } catch {
     return { error: true };
   }

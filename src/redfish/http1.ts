@@ -23,11 +23,11 @@ import { lazy } from '../krm/index.js';
 export interface Handler {
   onConnect(abort: (e: Error) => void): void;
   /**
-   * Raw headers as name, value, name, value ... (latin1 strings), with what the transport read
-   * of them already: the Content-Length declared (undefined: none) and whether it frames the
-   * body (no Transfer-Encoding, a body expected). False: stop (the handler aborted).
+   * The headers (read when asked), with what the transport read of them already: the
+   * Content-Length declared (undefined: none) and whether it frames the body (no
+   * Transfer-Encoding, a body expected). False: stop (the handler aborted).
    */
-  onHeaders(status: number, rawHeaders: string[], contentLength: number | undefined, framedByLength: boolean): boolean;
+  onHeaders(status: number, head: ResponseHead, contentLength: number | undefined, framedByLength: boolean): boolean;
   /**
    * Body bytes. The chunk is valid during this call only: it may be a view of the connection's
    * read buffer, which the next read overwrites (copy what you keep).
@@ -213,6 +213,81 @@ export class Http1Pool {
 }
 
 type BodyMode = 'none' | 'length' | 'chunked' | 'close';
+
+/**
+ * A cursor over the header lines of a response head: `name: value`, both trimmed; a line without
+ * a colon, or starting with one, is skipped. One pass, no array of lines, and the value made into
+ * a string only when asked for. (Native string operations, not loops over characters: this code
+ * runs unoptimised in a crawl, where a loop over characters costs more than the strings it saves.)
+ */
+class HeaderLines {
+  #start: number;
+  /** the next colon at or after the current line, looked up again only once passed: linear in the head */
+  #colon = -1;
+  #eol = 0;
+  /** the current header's name, trimmed */
+  name = '';
+
+  /** `from`: where the first header line starts (after the status line's CRLF) */
+  constructor(
+    readonly text: string,
+    from: number,
+  ) {
+    this.#start = from;
+  }
+
+  next(): boolean {
+    const head = this.text;
+    for (let start = this.#start; start <= head.length; start = this.#start) {
+      let eol = head.indexOf('\r\n', start);
+      if (eol < 0) eol = head.length;
+      this.#start = eol + 2;
+      if (this.#colon < start) this.#colon = head.indexOf(':', start);
+      const colon = this.#colon;
+      if (colon <= start || colon > eol) {
+        if (colon < 0) return false; // no header line left
+        continue;
+      }
+      this.name = head.slice(start, colon).trim();
+      this.#eol = eol;
+      return true;
+    }
+    return false;
+  }
+
+  /** The current header's name is `lower` (a lowercase name), in any case. */
+  nameIs(lower: string): boolean {
+    return this.name.length === lower.length && this.name.toLowerCase() === lower;
+  }
+
+  value(): string {
+    return this.text.slice(this.#colon + 1, this.#eol).trim();
+  }
+}
+
+/** A response's headers, made into strings only when asked for (most answers are only framed). */
+export class ResponseHead {
+  constructor(
+    readonly text: string,
+    /** where the header lines start */
+    readonly from: number,
+  ) {}
+
+  /** The first header of that name (given in lowercase), or undefined. */
+  get(name: string): string | undefined {
+    const lines = new HeaderLines(this.text, this.from);
+    while (lines.next()) if (lines.nameIs(name)) return lines.value();
+    return undefined;
+  }
+
+  /** name, value, name, value ... */
+  raw(): string[] {
+    const out: string[] = [];
+    const lines = new HeaderLines(this.text, this.from);
+    while (lines.next()) out.push(lines.name, lines.value());
+    return out;
+  }
+}
 
 /**
  * One timer for the timeouts of every connection. A socket timer (socket.setTimeout) is moved
@@ -437,37 +512,24 @@ class Connection {
     }
     const status = Number(m[2]);
     if (status >= 100 && status < 200 && status !== 101) return 'again';
-    const raw: string[] = [];
     let length: number | undefined;
     let chunked = false;
     let connection = '';
-    // the header lines, one pass over the head (no array of lines): `name: value`, both trimmed;
-    // a line without a colon, or starting with one, is skipped
-    let colon = -1;
-    for (let start = eol + 2; start <= head.length; start = eol + 2) {
-      eol = head.indexOf('\r\n', start);
-      if (eol < 0) eol = head.length;
-      // the next colon at or after this line, looked up again only once passed: linear in the head
-      if (colon < start) colon = head.indexOf(':', start);
-      if (colon <= start || colon > eol) {
-        if (colon < 0) break; // no header line left
-        continue;
-      }
-      const name = head.slice(start, colon).trim();
-      let at = colon + 1;
-      while (at < eol && head.charCodeAt(at) === 32) at++; // the usual single space, without a copy for it
-      const value = head.slice(at, eol).trim();
-      raw.push(name, value);
-      const lower = name.length === 14 || name.length === 17 || name.length === 10 ? name.toLowerCase() : '';
-      if (lower === 'content-length') {
+    // only the headers that frame the answer are made into strings here
+    const lines = new HeaderLines(head, eol + 2);
+    while (lines.next()) {
+      const n = lines.name.length;
+      if (n !== 14 && n !== 17 && n !== 10) continue; // not one of the three
+      if (lines.nameIs('content-length')) {
+        const value = lines.value();
         const n = /^\d+$/.test(value) ? Number(value) : Number.NaN;
         if (Number.isNaN(n) || (length !== undefined && length !== n)) {
           this.fail(new TransportError('invalid Content-Length', 'HPE_INVALID_CONTENT_LENGTH'));
           return false;
         }
         length = n;
-      } else if (lower === 'transfer-encoding') chunked = /(?:^|,)\s*chunked\s*$/i.test(value);
-      else if (lower === 'connection') connection = value.toLowerCase();
+      } else if (lines.nameIs('transfer-encoding')) chunked = /(?:^|,)\s*chunked\s*$/i.test(lines.value());
+      else if (lines.nameIs('connection')) connection = lines.value().toLowerCase();
     }
     this.#keepAlive = m[1] === '1' ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection);
     const noBody = this.#req!.method === 'HEAD' || status === 204 || status === 304;
@@ -477,7 +539,7 @@ class Connection {
     this.#chunkState = 'size';
     this.#phase = 'body';
     const h = this.#handler!;
-    if (!h.onHeaders(status, raw, length, this.#mode === 'length') || this.#handler !== h) return false;
+    if (!h.onHeaders(status, new ResponseHead(head, eol + 2), length, this.#mode === 'length') || this.#handler !== h) return false;
     return true;
   }
 
