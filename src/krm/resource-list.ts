@@ -424,6 +424,23 @@ function withoutMembers(text: string, scan: JsonObjectScan, keys: string[]): { k
   return { kept, close: scan.close - removed };
 }
 
+/**
+ * Whether a JSON `kind: List` is a list: its items an array, null or absent (none, as kubectl
+ * reads it); items of another type are an input error. False when the member does not read
+ * (the item then reports it).
+ */
+function jsonListItems(text: string, scan: JsonObjectScan): boolean {
+  if (scan.items) return true;
+  let items: unknown;
+  try {
+    items = memberValue(text, scan, 'items');
+  } catch {
+    return false;
+  }
+  if (items === null || items === undefined) return true;
+  throw new KrmError(`the input is a List whose items is ${typeOf(items)}, not a list: write items as a list of resources ([] for none)`);
+}
+
 function readJson(text: string, scan: JsonObjectScan): ParsedInput | undefined {
   let kind: unknown;
   try {
@@ -442,7 +459,7 @@ function readJson(text: string, scan: JsonObjectScan): ParsedInput | undefined {
       layout: { kind: 'list', list, lead: '', tail: '' },
     };
   }
-  const unit = kind === 'List' && scan.items ? jsonList(text, scan, 'List') : KubeObject.fromNode(text, 'json');
+  const unit = kind === 'List' && jsonListItems(text, scan) ? jsonList(text, scan, 'List') : KubeObject.fromNode(text, 'json');
   if (unit instanceof KubeObject) {
     unit.where = 'the input';
     unit.inputLine = 1;

@@ -132,6 +132,8 @@ describe('validate: files with no resource pass, named', () => {
     ['list-null.yaml', 'apiVersion: v1\nkind: List\nitems: null\n', 'a List with no items'],
     ['list-none.yaml', 'apiVersion: v1\nkind: List\nmetadata:\n  resourceVersion: ""\n', 'a List with no items'],
     ['list-empty.yaml', 'apiVersion: v1\nkind: List\nitems: []\n', 'a List with no items'],
+    ['list-null.json', '{"apiVersion": "v1", "kind": "List", "items": null}\n', 'a List with no items'],
+    ['list-none.json', '{"apiVersion": "v1", "kind": "List"}\n', 'a List with no items'],
     ['resource-list-null.yaml', 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: null\n', 'a List with no items'],
   ])('%s', async (name, text, why) => {
     const path = file(`empty-files/${name}`, text);
@@ -157,6 +159,17 @@ describe('validate: files with no resource pass, named', () => {
       expect(fn.exitCode).toBe(1);
       expect(fn.output).toBe(text); // a stream with an input error goes back as it came
     }
+  });
+
+  it('a JSON List whose items is not a list: the same error', async () => {
+    const text = '{"apiVersion": "v1", "kind": "List", "items": {"a": 1}}\n';
+    const r = await validate([file('bad-list.json', text)]);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(
+      'bad-list.json: error: the input is a List whose items is a mapping, not a list: write items as a list of resources ([] for none) [input]',
+    );
+    const fn = await runFunction(identity, text);
+    expect([fn.exitCode, fn.output]).toEqual([1, text]);
   });
 
   it('a List with no items passes through a function byte for byte, in its place', async () => {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { definition as intentValidate } from '../../functions/intent-validate/function.js';
 import { runValidate } from '../../src/cli/validate.js';
-import { type Result, runFunction } from '../../src/krm/index.js';
+import { type Result, readInput, runFunction } from '../../src/krm/index.js';
 import { reportMain } from '../../src/report/cli.js';
 import { loadSite } from '../../src/report/load.js';
 import { resourceList } from '../golden.js';
@@ -216,5 +216,19 @@ describe('wrong types in every header field (generated: every field x every wron
     expect(await reportMain(['--fail-on', 'errors', siteDir], io)).toBe(1);
     writeFileSync(join(siteDir, 'doc.yaml'), yamlDoc('metadata.labels.tier', VALUES[2]!, false));
     expect(await reportMain(['--fail-on', 'errors', siteDir], io)).toBe(0);
+  });
+});
+
+describe('names YAML 1.1 reads as strings stay names (as Go reads them)', () => {
+  it('e0, E5, ., -e1, 1.2.3, a MAC: no finding, the name as written', async () => {
+    for (const name of ['e0', 'E5', '.', '-e1', '.e1', '1.2.3', '52:54:00:00:01:00', 'x1e3']) {
+      const doc = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  labels:\n    rack: ${name}\ndata:\n  k: v\n`;
+      const r = await runFunction(intentValidate as never, doc);
+      expect(
+        r.results.filter((x) => x.severity === 'error'),
+        name,
+      ).toEqual([]);
+      expect(readInput(doc).items[0]!.name).toBe(name);
+    }
   });
 });
