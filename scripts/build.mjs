@@ -142,7 +142,16 @@ function copyPackedModules() {
   const to = join(lazyDir, 'validate');
   rmSync(to, { recursive: true, force: true });
   mkdirSync(to, { recursive: true });
-  for (const f of readdirSync(from).sort()) copyFileSync(join(from, f), join(to, f));
+  for (const f of readdirSync(from).sort()) {
+    assertAscii(join(from, f), readFileSync(join(from, f), 'latin1'));
+    copyFileSync(join(from, f), join(to, f));
+  }
+}
+
+/** The launcher and packed.ts read our code as latin1 (one byte a character, no UTF-8 decoding): it must be ASCII. */
+function assertAscii(file, text) {
+  const at = text.search(/[^\x00-\x7f]/);
+  if (at >= 0) throw new Error(`build: ${relative(root, file)} has a non-ASCII byte at ${at}: emit ASCII (esbuild charset: 'ascii')`);
 }
 
 const entries = functions.map((fn) => ({ name: fn, entry: join(functionsDir, fn, 'main.ts'), cached: true }));
@@ -177,24 +186,43 @@ const launcher = (name) => `#!/usr/bin/env node
 // ${name}: the code is lib/${name}.js beside this file; lib/${name}.cache is V8's compiled code for it
 // (scripts/build.mjs). V8 rejects a cache made by another node or other flags; the code is then compiled.
 'use strict';
-const { readFileSync } = require('node:fs');
+const { closeSync, fstatSync, openSync, readSync } = require('node:fs');
 const { join } = require('node:path');
 const { Script } = require('node:vm');
+// Our install files (this code, its cache, intent-validate's packed validators) are read into one
+// buffer, reused: memory touched for the first time costs a page fault, on some VMs ~20 us a page,
+// and a start reads ~1 MiB of them. A view returned is valid until the next read.
+let scratch;
+function readInstallFile(path) {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    if (scratch === undefined || scratch.length < size) scratch = Buffer.allocUnsafeSlow(Math.max(size, 1 << 20));
+    let n = 0;
+    for (let r; n < size && (r = readSync(fd, scratch, n, size - n, n)) > 0; ) n += r;
+    return scratch.subarray(0, n);
+  } finally {
+    closeSync(fd);
+  }
+}
+globalThis[Symbol.for('baremetal-krm.read-install-file')] = readInstallFile;
 const file = join(__dirname, 'lib', ${JSON.stringify(`${name}.js`)});
 let source;
 let cachedData;
 try {
-  source = readFileSync(file, 'utf8');
+  // the build writes ASCII only (esbuild charset: ascii): latin1 is the text
+  source = readInstallFile(file).toString('latin1');
 } catch (e) {
   process.stderr.write(\`${name}: \${file}: \${e.code ?? e.message}: install dist/ whole (${name}.cjs needs lib/ and lazy/ beside it)\\n\`);
   process.exit(2);
 }
 try {
-  cachedData = readFileSync(join(__dirname, 'lib', ${JSON.stringify(`${name}.cache`)}));
+  cachedData = readInstallFile(join(__dirname, 'lib', ${JSON.stringify(`${name}.cache`)}));
 } catch {
   // no cache: compile
 }
 // a name that does not depend on where dist/ is: a script from the cache keeps the name it was made with
+// (V8 reads cachedData here, before the buffer is reused)
 const script = new Script(source, { filename: ${JSON.stringify(`dist/lib/${name}.js`)}, cachedData });
 if (process.env.BAREMETAL_KRM_CODE_CACHE === 'report')
   process.stderr.write(\`${name}: code cache \${cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'used'}\\n\`);
@@ -242,6 +270,7 @@ for (const { name, entry, cached } of entries) {
   const code = built.outputFiles[0].text;
   if (cached) {
     const lib = join(root, 'dist', 'lib', `${name}.js`);
+    assertAscii(lib, code);
     writeFileSync(lib, `(function (exports, require, module, __filename, __dirname) {${code}\n})`);
     writeFileSync(outfile, launcher(name));
     chmodSync(outfile, 0o755);
