@@ -163,6 +163,36 @@ describe('function bundles', () => {
     }
   });
 
+  it('the CLI uses its code cache (made by a validate run), and validates the same when it is rejected or missing', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'bundle-cli-')), 'hosts.yaml');
+    writeFileSync(
+      file,
+      INPUT.slice(INPUT.indexOf('- apiVersion'))
+        .replace(/^(- | {2})/gm, '')
+        .replace(/^apiVersion/gm, '---\napiVersion'),
+    );
+    const copy = copyOfDist();
+    const cli = join(copy.root, 'pkg', 'dist', 'baremetal-krm.cjs');
+    const validate = (): { caches: string[]; run: Run } => {
+      const r = spawnSync(process.execPath, [cli, 'validate', file], {
+        encoding: 'utf8',
+        env: { ...process.env, BAREMETAL_KRM_CODE_CACHE: 'report' },
+      });
+      return cacheReport({ status: r.status, stdout: r.stdout, stderr: r.stderr });
+    };
+    const used = validate();
+    expect(used.caches[0]).toBe('baremetal-krm: code cache used');
+    expect(used.run.status).toBe(1); // the BareMetalHost's credentials Secret is not in the file
+    writeFileSync(join(copy.root, 'pkg', 'dist', 'lib', 'baremetal-krm.cache'), Buffer.alloc(4096, 7));
+    const rejected = validate();
+    expect(rejected.caches[0]).toBe('baremetal-krm: code cache rejected');
+    expect(rejected.run).toEqual(used.run);
+    rmSync(join(copy.root, 'pkg', 'dist', 'lib', 'baremetal-krm.cache'));
+    const missing = validate();
+    expect(missing.caches[0]).toBe('baremetal-krm: code cache missing');
+    expect(missing.run).toEqual(used.run);
+  });
+
   it('a launcher without its code says what is missing, without a stack trace', () => {
     const copy = copyOfDist();
     rmSync(join(copy.root, 'pkg', 'dist', 'lib'), { recursive: true });

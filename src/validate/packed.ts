@@ -36,10 +36,15 @@ function compileModule(path: string): ModuleFunction {
     // no cache: compile
   }
   // V8 reads cachedData while compiling, before the next read reuses the launcher's buffer
-  const script = new Script(`(function (module, exports, require) {${text}\n})`, { filename: `dist/lazy/validate/${basename(path)}`, cachedData });
+  const script = new Script(`(function (module, exports, require) {${text}\n})`, {
+    filename: `dist/lazy/validate/${basename(path)}`,
+    cachedData,
+  });
   (globalThis as { [CODE_CACHE_RUN]?: Map<string, Script> })[CODE_CACHE_RUN]?.set(`${path}.cache`, script);
   if (process.env.BAREMETAL_KRM_CODE_CACHE === 'report')
-    process.stderr.write(`${basename(path)}: code cache ${cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'used'}\n`);
+    process.stderr.write(
+      `${basename(path)}: code cache ${cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'used'}\n`,
+    );
   return script.runInThisContext() as ModuleFunction;
 }
 
