@@ -36,12 +36,15 @@ export interface HeaderProblem {
 /** No problem (almost every item): one frozen list shared by all. */
 const NONE: readonly HeaderProblem[] = Object.freeze([]);
 
-/** A value's type as messages say it; numbers and booleans with their value (never a string's). */
-export function typeOf(v: unknown): string {
+/**
+ * A value's type as messages say it; numbers and booleans with their value when `shown` (never
+ * a string's, nor an annotation's: annotations may hold credentials).
+ */
+export function typeOf(v: unknown, shown = true): string {
   if (v === null) return 'empty (null)';
   if (Array.isArray(v)) return 'a list';
   if (typeof v === 'object') return 'a mapping';
-  if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return `a ${typeof v} (${String(v)})`;
+  if (shown && (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint')) return `a ${typeof v} (${String(v)})`;
   return `a ${typeof v}`;
 }
 
@@ -107,7 +110,7 @@ function stringMapField(out: HeaderProblem[], md: Record<string, unknown>, key: 
     out.push({
       field: `${field}.${k}`,
       path: ['metadata', key, k],
-      message: `${field}.${k} is ${typeOf(value)}, not a string: ${fix}; Kubernetes reads ${key === 'labels' ? 'label' : 'annotation'} values as strings only`,
+      message: `${field}.${k} is ${typeOf(value, key === 'labels')}, not a string: ${fix}; Kubernetes reads ${key === 'labels' ? 'label' : 'annotation'} values as strings only`,
       identity: false,
     });
   }
