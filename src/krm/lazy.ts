@@ -10,6 +10,7 @@
  */
 import { createRequire } from 'node:module';
 import { loadInstalled } from './install.js';
+import { YAML11_FLOAT, YAML11_FLOAT_EXP } from './yaml11.js';
 
 export function lazy<T>(thunk: () => T, specifier: string, importMetaUrl: string | undefined): () => T {
   let value: T | undefined;
@@ -30,6 +31,13 @@ export const yamlLib = lazy(() => require('yaml') as typeof import('yaml'), 'yam
 
 type YamlTags = import('yaml').Tags;
 
+/** A float tag of the `yaml` package's 1.1 schema, matching what Go reads as a float (yaml11.ts): `e0` and `.` stay strings. */
+function goFloat<T extends { format?: string; test?: RegExp }>(t: T): T {
+  if (t.format === 'EXP') return { ...t, test: YAML11_FLOAT_EXP };
+  if (!t.test || t.test.test('.nan')) return t; // .inf and .nan, as they are
+  return { ...t, test: YAML11_FLOAT };
+}
+
 /**
  * How items are parsed: YAML 1.1 scalars (`yes`, `on`, `0644`) as the Go YAML libraries that
  * kubectl, kustomize and kpt use read them, but without the two 1.1 types those libraries never
@@ -39,6 +47,8 @@ type YamlTags = import('yaml').Tags;
 export const PARSE_OPTIONS = {
   version: '1.1' as const,
   customTags: (tags: YamlTags): YamlTags =>
-    tags.filter((t) => typeof t !== 'object' || ((t as { format?: string }).format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp')),
+    tags
+      .filter((t) => typeof t !== 'object' || ((t as { format?: string }).format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp'))
+      .map((t) => (typeof t === 'object' && t.tag === 'tag:yaml.org,2002:float' ? goFloat(t) : t)),
   maxAliasCount: 10_000,
 };

@@ -50,9 +50,9 @@ describe('validate reads regular files only', () => {
     );
     const r = await validate([join(dir, 'big')]);
     expect(r.code).toBe(1);
-    expect(r.err).toContain(`error: ${big}: larger than 256 MiB: not read; split it [input]`);
+    expect(r.err).toContain(`${big}: error: larger than 256 MiB: not read; split it [input]`);
     expect(r.err).toContain(
-      `error: ${latin1}: the file is not valid UTF-8: byte 0xE9 at byte offset 52 (line 4, byte 12 of the line); YAML is read as UTF-8: convert the file (e.g. iconv -f latin1 -t utf-8) [input]`,
+      `${latin1}: error: the file is not valid UTF-8: byte 0xE9 at byte offset 52 (line 4, byte 12 of the line); YAML is read as UTF-8: convert the file (e.g. iconv -f latin1 -t utf-8) [input]`,
     );
   });
 });
@@ -116,7 +116,9 @@ describe('documents that are not KRM objects', () => {
     expect(r.code).toBe(1);
     expect(r.err).toContain(`${file}:9: info: document 2 is not a mapping (it is a list): skipped, not a KRM object [input]`);
     expect(r.err).toContain(`${file}:12: info: document 3 has no apiVersion and kind: skipped, not a KRM object [input]`);
-    expect(r.err).toContain(`${file}:14: error: document 4 has kind but no apiVersion: every KRM resource needs both [input]`);
+    expect(r.err).toContain(
+      `${file}:14: error: document 4 named half: apiVersion is missing (the item has kind: every KRM resource needs both): `,
+    );
     expect(r.err).toMatch(new RegExp(`${file}:18: error: document 5 is not valid YAML at line 19, column 1: `));
   });
 });
