@@ -222,7 +222,7 @@ export class RedfishClient {
     // or AbortSignal is created per request.
     const https = this.origin.startsWith('https:');
     this.#pool = new Http1Pool({
-      origin: this.origin,
+      origin: u,
       connections: this.#opts.maxInFlight,
       keepAliveMs: 30_000,
       connectTimeoutMs: this.#opts.timeoutMs,

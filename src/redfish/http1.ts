@@ -48,7 +48,8 @@ export interface RequestOptions {
 }
 
 export interface Http1Options {
-  origin: string;
+  /** the origin, or its URL already parsed (by the client, for one parse per BMC) */
+  origin: string | URL;
   /** idle connections kept open (more are opened when needed, and closed after use) */
   connections: number;
   /** the TLS settings of an https origin (its secure context, verification); absent: plain TCP */
@@ -100,7 +101,7 @@ export class Http1Pool {
   readonly #lines = new WeakMap<string[], string>();
 
   constructor(opts: Http1Options) {
-    const u = new URL(opts.origin);
+    const u = typeof opts.origin === 'string' ? new URL(opts.origin) : opts.origin;
     this.#opts = opts;
     this.#host = u.hostname.startsWith('[') ? u.hostname.slice(1, -1) : u.hostname;
     this.#port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
