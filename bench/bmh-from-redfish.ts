@@ -267,6 +267,20 @@ async function https(): Promise<void> {
   }
 }
 
+/**
+ * What this simulator and machine allow at best: one BMC alone, its requests one after another
+ * (each waits for the simulator's timer, a wake-up of each process and the function's turn-around),
+ * as a ratio to the latency asked. The discovery phase of a fleet cannot be faster per request.
+ */
+async function floor(sim: Sim, bmcs: { url: string }[], latency: number): Promise<void> {
+  const lone: Run[] = [];
+  for (let i = 0; i < 3; i++) lone.push(await once(sim, resourceListYaml(bmcs.slice(0, 1), 1, false), 1));
+  const perRequest = median(lone.map((r) => r.activeMs / r.served));
+  console.log(
+    `    floor: one BMC alone takes ${perRequest.toFixed(1)} ms per request (${latency} ms asked, median of 3): ${(perRequest / latency).toFixed(2)}x in the discovery phase at best, before process start and output`,
+  );
+}
+
 /** Other fleet sizes and latencies, 1 request in flight per BMC: each its own simulator. */
 async function scale(n: number, latency: number, runs: number): Promise<void> {
   const sim = startSim([], n, latency);
@@ -276,6 +290,7 @@ async function scale(n: number, latency: number, runs: number): Promise<void> {
     const done: Run[] = [];
     for (let i = 0; i < runs; i++) done.push(await once(sim, input, n));
     report(`${n.toLocaleString('en')} BMCs at ${latency} ms per response, 1 request in flight per BMC`, done, n, CONCURRENCY, latency);
+    await floor(sim, bmcs, latency);
   } finally {
     sim.kill('SIGTERM');
   }
