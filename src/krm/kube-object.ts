@@ -11,7 +11,7 @@ import { parsedFieldLines } from './field-lines.js';
 import { fastLoad } from './fast-yaml.js';
 import { stringifyJson, writtenNumbers } from './json-scan.js';
 import { yamlLib } from './lazy.js';
-import { dedentItem, headerEnd, indentItem } from './scan.js';
+import { dedentItem, endsLine, headerEnd, indentItem } from './scan.js';
 import { scalarText, setScalarInText } from './text-patch.js';
 import { AliasCopyLimit, aliasTargets, EditPathError, type EditPlace, prepareEdit, repairAliases } from './yaml-edit.js';
 import { documentData, lineCol, readYaml, YamlReadError, yamlDocument } from './yaml-read.js';
@@ -640,7 +640,7 @@ export class KubeObject {
   entryText(seqIndent: number): string {
     const raw = this.#raw;
     if (raw === undefined) return indentItem(this.body, seqIndent);
-    if (this.#form === 'entry' && this.#seqIndent === seqIndent) return raw.endsWith('\n') ? raw : raw + '\n';
+    if (this.#form === 'entry' && this.#seqIndent === seqIndent) return endsLine(raw) ? raw : raw + '\n';
     if (this.#form === 'entry') return indentItem(dedentItem(raw, this.#seqIndent), seqIndent);
     if (this.#form === 'doc') return indentItem(raw, seqIndent);
     // a flow or JSON node: the same text after `- `, continuation lines indented under it
@@ -651,7 +651,7 @@ export class KubeObject {
   /** The item's text as a document of a stream (its bytes when unchanged). */
   documentText(): string {
     const t = this.#raw !== undefined && this.#form !== 'entry' ? this.#raw : this.#raw !== undefined ? this.#sourceDocument() : this.body;
-    return t.endsWith('\n') ? t : t + '\n';
+    return t !== '' && endsLine(t) ? t : t + '\n';
   }
 
   /** The item as JSON (its bytes when unchanged and read from JSON; numbers as written kept when edited). */

@@ -12,7 +12,7 @@ import { type JsonObjectScan, memberValue, scanJsonObject } from './json-scan.js
 import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
 import { yamlLib } from './lazy.js';
 import type { Result } from './results.js';
-import { dedentItem, hasAliasTokens, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
+import { dedentItem, endsLine, hasAliasTokens, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
 import { composeDocument, composedData, lineCol, YamlReadError } from './yaml-read.js';
 import { pushAll } from './data.js';
 
@@ -173,7 +173,7 @@ function writeScannedList(doc: ListDoc, scanned: ListLayout, items: KubeObject[]
     }
     if (s === scanned.itemsAt) writeBlockItems(doc, scanned, items, out);
     else out.chunks.push(sec.text);
-    if (!sec.text.endsWith('\n') && s < sections.length - 1) out.chunks.push('\n');
+    if (!endsLine(sec.text) && s < sections.length - 1) out.chunks.push('\n');
   }
   if (resultsToo && results?.length) {
     if (!endsWithNewline(out.chunks)) out.chunks.push('\n');
@@ -181,9 +181,9 @@ function writeScannedList(doc: ListDoc, scanned: ListLayout, items: KubeObject[]
   }
 }
 
-/** The comment and blank lines a section's text starts with (scan.ts gives them to the key below). */
+/** The comment and blank lines a section's text starts with (scan.ts gives them to the key below; a bare CR ends a line too). */
 function leadingComments(text: string): string {
-  return /^(?:[ \t]*(?:#[^\n]*)?\n)*/.exec(text)![0];
+  return /^(?:[ \t]*(?:#[^\n\r]*)?(?:\r\n|\r|\n))*/.exec(text)![0];
 }
 
 /** Whether the text written so far ends a line (or nothing was written). */
@@ -191,7 +191,7 @@ function endsWithNewline(chunks: readonly OutputChunk[]): boolean {
   for (let i = chunks.length - 1; i >= 0; i--) {
     const c = chunks[i]!;
     if (typeof c !== 'string') return true; // results: each ends a line
-    if (c !== '') return c.endsWith('\n');
+    if (c !== '') return endsLine(c);
   }
   return true;
 }
@@ -202,7 +202,7 @@ function writeBlockItems(doc: ListDoc, scanned: ListLayout, items: KubeObject[],
     out.chunks.push(scanned.sections[scanned.itemsAt]!.text);
     return;
   }
-  const block = scanned.style === 'block' || (scanned.style === 'empty' && scanned.itemsHead.endsWith('\n'));
+  const block = scanned.style === 'block' || (scanned.style === 'empty' && scanned.itemsHead !== '' && endsLine(scanned.itemsHead));
   const tail = scanned.style === 'flow' ? '' : scanned.itemsTail;
   if (items.length === 0) {
     out.chunks.push(scanned.itemsPreamble + 'items: []\n' + (scanned.style === 'block' ? tail : ''));
@@ -530,8 +530,8 @@ function listInput(list: ListDoc, lead: string, tail: string): ParsedInput {
 
 // ---------- writing ----------
 
-/** A `---` (or `...`) line in a document's lead: the document is separated from the one before. */
-const SEPARATED = /(?:^|\n)(?:---|\.\.\.)(?:[ \t\r\n]|$)/;
+/** A `---` (or `...`) line in a document's lead: the document is separated from the one before (lines end at LF or a bare CR). */
+const SEPARATED = /(?:^|[\n\r])(?:---|\.\.\.)(?:[ \t\r\n]|$)/;
 
 function writeStream(layout: Extract<Layout, { kind: 'stream' }>, items: KubeObject[], out: Output): void {
   const groups = new Map<ListDoc, KubeObject[]>();
@@ -546,9 +546,9 @@ function writeStream(layout: Extract<Layout, { kind: 'stream' }>, items: KubeObj
   let last = '';
   const emit = (lead: string, text: string, changed: boolean): void => {
     let l = lead;
-    if (changed && l !== '' && !l.endsWith('\n')) l += '\n';
+    if (changed && !endsLine(l)) l += '\n';
     if (!first && !SEPARATED.test(l)) l = '---\n' + l;
-    if (!first && last !== '' && !last.endsWith('\n')) out.chunks.push('\n');
+    if (!first && !endsLine(last)) out.chunks.push('\n');
     if (l) out.chunks.push(l);
     out.chunks.push(text);
     last = text;
@@ -571,7 +571,7 @@ function writeStream(layout: Extract<Layout, { kind: 'stream' }>, items: KubeObj
     emit(o.container === undefined && o.form !== 'entry' ? o.lead : '', text, o.changed);
   }
   if (layout.tail) {
-    if (last !== '' && !last.endsWith('\n')) out.chunks.push('\n');
+    if (!endsLine(last)) out.chunks.push('\n');
     out.chunks.push(layout.tail);
   }
 }

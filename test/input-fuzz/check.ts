@@ -72,7 +72,8 @@ export async function fuzz(corpusDocs: string[], n: number, seed: number): Promi
 
 /** The items `yaml` reads from the input (JSON.parse for JSON), `kind: List` documents unwrapped. */
 function referenceItems(input: string, l: Layout): unknown[] | undefined {
-  const text = input.replace(/^\ufeff/, '');
+  // a bare CR is a line break to go-yaml (and to the runtime's readers), not to `yaml`
+  const text = input.replace(/^\ufeff/, '').replace(/\r(?!\n)/g, '\n');
   if (l.form === 'json') return (JSON.parse(text) as { items: unknown[] }).items;
   if (l.form === 'list') {
     const docs = parseAllDocuments(text, PARSE_OPTIONS);

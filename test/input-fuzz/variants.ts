@@ -3,7 +3,8 @@
  * (tabs in block scalars, comments everywhere, flow style, anchors, long lines, non-ASCII,
  * quoted keys, multi-line scalars), assembled as a plain stream (document markers, directives,
  * empty documents), a ResourceList (indented or compact items, comments, a leading `---`, flow
- * items, functionConfig before or after) or JSON, with CRLF line ends and a BOM sometimes.
+ * items, functionConfig before or after) or JSON, with CRLF line ends, bare-CR (old Mac) line
+ * ends or a mix of all three, and a BOM sometimes.
  */
 import fc from 'fast-check';
 import { stringify } from 'yaml';
@@ -55,6 +56,8 @@ export function docVariant(doc: string, v: DocVariant): string {
 export interface Layout {
   form: 'stream' | 'list' | 'json';
   crlf: boolean;
+  /** bare-CR line ends (old Mac, read as line breaks as go-yaml does): on every line, or mixed line by line with LF and CRLF */
+  bareCr?: 'none' | 'all' | 'mixed';
   bom: boolean;
   /** stream: how documents are separated, begun and ended */
   separator: number;
@@ -105,6 +108,9 @@ const MUTATION_CHARS = [
   '\ufeff',
 ];
 
+/** The line breaks a mixed text cycles through. */
+const LINE_BREAKS = ['\r', '\n', '\r\n', '\r', '\r\n'];
+
 const SEPARATORS = ['---\n', '--- # next\n', '...\n---\n', '\n---\n\n', '---\n# comment-only document\n---\n'];
 const STARTS = ['', '---\n', '# head\n---\n', '%YAML 1.1\n---\n'];
 const ENDS = ['', '...\n', '# tail\n', '---\n# an empty document\n'];
@@ -112,6 +118,7 @@ const ENDS = ['', '...\n', '# tail\n', '---\n# an empty document\n'];
 export const layoutArb: fc.Arbitrary<Layout> = fc.record({
   form: fc.constantFrom('stream', 'list', 'json'),
   crlf: fc.boolean(),
+  bareCr: fc.constantFrom('none' as const, 'none' as const, 'all' as const, 'mixed' as const),
   bom: fc.boolean(),
   separator: fc.nat(SEPARATORS.length - 1),
   start: fc.nat(STARTS.length - 1),
@@ -179,6 +186,9 @@ export function assemble(docs: string[], l: Layout, config?: string): string {
   else if (l.form === 'list') text = listText(docs, l, config);
   else text = STARTS[l.start]! + docs.join(SEPARATORS[l.separator]!) + ENDS[l.end]!;
   if (l.crlf) text = text.replace(/\r?\n/g, '\r\n');
+  if (l.bareCr === 'all') text = text.replace(/\r?\n/g, '\r');
+  let line = 0;
+  if (l.bareCr === 'mixed') text = text.replace(/\r?\n/g, () => LINE_BREAKS[line++ % LINE_BREAKS.length]!);
   for (const [at, ch, insert] of l.mutations) {
     const i = text.length ? at % text.length : 0;
     text = text.slice(0, i) + ch + text.slice(insert ? i : i + 1);
