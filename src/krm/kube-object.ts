@@ -10,15 +10,16 @@ import { emitLikeYaml } from './emit.js';
 import { parsedFieldLines } from './field-lines.js';
 import { fastLoad } from './fast-yaml.js';
 import { stringifyJson, writtenNumbers } from './json-scan.js';
-import { yamlLib } from './lazy.js';
+import { PARSE_OPTIONS, writeTags, yamlLib } from './lazy.js';
 import { dedentItem, endsLine, headerEnd, indentItem } from './scan.js';
 import { scalarText, setScalarInText } from './text-patch.js';
 import { AliasCopyLimit, aliasTargets, EditPathError, type EditPlace, prepareEdit, repairAliases } from './yaml-edit.js';
 import { documentData, lineCol, readYaml, YamlReadError, yamlDocument } from './yaml-read.js';
 
-/** How new and edited items are written: kyaml's layout, no folding, no anchors. */
+/** How new and edited items are written: kyaml's layout, no folding, no anchors, YAML 1.1 quoting, strings YAML cannot hold as they are escaped. */
 export const EMIT_OPTIONS = {
   version: '1.1',
+  customTags: writeTags,
   indentSeq: false,
   lineWidth: 0,
   aliasDuplicateObjects: false,
@@ -491,7 +492,7 @@ export class KubeObject {
     if (!doc) {
       if (this.context && this.#raw !== undefined && !this.standsAlone()) {
         // aliases into other items: edit the item as read within its list
-        doc = yamlLib().parseDocument(yamlLib().stringify(this.data, EMIT_OPTIONS), { version: '1.1' });
+        doc = yamlLib().parseDocument(yamlLib().stringify(this.data, EMIT_OPTIONS), PARSE_OPTIONS);
       } else {
         try {
           doc = yamlDocument(this.body);

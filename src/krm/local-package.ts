@@ -27,7 +27,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import ignore from 'ignore';
 import { sameData } from './data.js';
 import { blockedParent, targetInside } from './file-target.js';
-import { decodeUtf8 } from './input-bytes.js';
+import { decodeYamlText } from './input-bytes.js';
 import { ANN, KrmError, type KubeObject } from './kube-object.js';
 import { readInput } from './resource-list.js';
 import { indentItem } from './scan.js';
@@ -43,7 +43,7 @@ const byName = (a: { name: string }, b: { name: string }): number => (a.name < b
 /**
  * The package's YAML files and its Kptfile, as kpt reads them: dot-files and dot-folders skipped,
  * and what the package's `.krmignore` (gitignore syntax) names; in path order. A file that is not
- * UTF-8 is an error naming it.
+ * UTF-8, or holds a character YAML does not allow (a NUL), is an error naming it.
  */
 export function packageFiles(dir: string): PackageFile[] {
   const krmignore = join(dir, '.krmignore');
@@ -57,7 +57,7 @@ export function packageFiles(dir: string): PackageFile[] {
       if (ignored.ignores(e.isDirectory() ? `${rel}/` : rel)) continue;
       if (e.isDirectory()) walk(p);
       else if (e.isFile() && (/\.ya?ml$/.test(e.name) || e.name === 'Kptfile'))
-        out.push({ path: rel, text: decodeUtf8(readFileSync(p), rel) });
+        out.push({ path: rel, text: decodeYamlText(readFileSync(p), rel) });
     }
   };
   walk(dir);

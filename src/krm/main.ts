@@ -11,11 +11,13 @@ import { KrmError, type KubeObject } from './kube-object.js';
 import { Context } from './context.js';
 import { joinChunks, type OutputChunk, readInput, writeOutputChunks, type ParsedInput } from './resource-list.js';
 import {
+  checkPrintable,
   collectBeforeResults,
   collectGarbage,
   decodeUtf8,
   LARGE_INPUT,
   MAX_INPUT_BYTES,
+  NotPrintableError,
   NotUtf8Error,
   readAllBytes,
   tooLarge,
@@ -214,14 +216,17 @@ function itemAtLine(text: string, line: number): string {
   }
 }
 
-/** Input bytes as text; on bad UTF-8 an error result and nothing to write. */
+/**
+ * Input bytes as text; on bad UTF-8 or a character YAML does not allow (a NUL: go-yaml refuses
+ * the whole input) an error result naming the item, and nothing to write.
+ */
 function inputText(input: string | Uint8Array, results: Results): string | undefined {
-  if (typeof input === 'string') return input;
   try {
-    return decodeUtf8(input);
+    return checkPrintable(typeof input === 'string' ? input : decodeUtf8(input));
   } catch (e) {
-    if (!(e instanceof NotUtf8Error)) throw e;
-    const where = itemAtLine(Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8'), e.line);
+    if (!(e instanceof NotUtf8Error || e instanceof NotPrintableError)) throw e;
+    const text = typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
+    const where = itemAtLine(text, e.line);
     results.error(where ? e.message.replace(/\)(;)/, `${where})$1`) : e.message, { rule: 'input' });
     return undefined;
   }

@@ -9,6 +9,7 @@
 import { isRecord } from './data.js';
 import { plainYamlItems } from './emit.js';
 import { type JsonObjectScan, memberValue, scanJsonObject } from './json-scan.js';
+import { escapeNotPrintable } from './printable.js';
 import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
 import { yamlLib } from './lazy.js';
 import type { Result } from './results.js';
@@ -378,7 +379,7 @@ function writeJsonList(
     out.chunks.push(
       head,
       head.endsWith('{') ? '\n' : ',\n',
-      `  "results": ${JSON.stringify(results, null, 2).replace(/\n/g, '\n  ')}\n`,
+      `  "results": ${escapeNotPrintable(JSON.stringify(results, null, 2)).replace(/\n/g, '\n  ')}\n`,
       kept.slice(close),
     );
     return;
@@ -392,7 +393,7 @@ function writeJsonList(
     }
     members.push(`  "items": ${items.length ? `[\n${items.map((o) => '    ' + o.jsonText('    ')).join(',\n')}\n  ]` : '[]'}`);
   }
-  if (withResults) members.push(`  "results": ${JSON.stringify(results, null, 2).replace(/\n/g, '\n  ')}`);
+  if (withResults) members.push(`  "results": ${escapeNotPrintable(JSON.stringify(results, null, 2)).replace(/\n/g, '\n  ')}`);
   out.chunks.push(`{\n${members.join(',\n')}\n}\n`);
 }
 
