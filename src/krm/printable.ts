@@ -16,10 +16,10 @@ export function notPrintableDetail(ch: string): string {
   const code = ch.charCodeAt(0);
   const name = code === 0 ? 'NUL, a control character' : code < 0xa0 ? 'a control character' : 'a noncharacter';
   const hex = code.toString(16).toUpperCase();
-  const escape = code <= 0xff ? `\\x${hex.padStart(2, '0')}` : `\\u${hex}`;
+  const escaped = code <= 0xff ? `\\x${hex.padStart(2, '0')}` : `\\u${hex}`;
   return [
     `U+${hex.padStart(4, '0')} (${name}) is not allowed in YAML (kubectl, kustomize and kpt refuse it too): `,
-    `remove it, or write it escaped in a double-quoted string ("${escape}")`,
+    `remove it, or write it escaped in a double-quoted string ("${escaped}")`,
   ].join('');
 }
 
