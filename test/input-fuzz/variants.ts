@@ -75,6 +75,8 @@ export interface Layout {
   /** json */
   jsonIndent: number;
   jsonNumbers: boolean;
+  /** the JSON envelope: one line (what kpt writes), indented, or indented oddly with an extra member */
+  jsonEnvelope?: 'compact' | 'pretty' | 'odd';
   /** characters inserted (or written over) at positions of the assembled text: input that may be broken */
   mutations: [number, string, boolean][];
 }
@@ -108,7 +110,13 @@ const MUTATION_CHARS = [
   '\ufeff',
 ];
 
-/** The line breaks a mixed text cycles through. */
+/** A line's indentation and first character: members of one mapping or object (a functionConfig cut from among them) end alike. */
+function lineHash(line: string): number {
+  const indent = /^[ \t]*/.exec(line)![0].length;
+  return indent + (line.charCodeAt(indent) || 0);
+}
+
+/** The line breaks of a mixed text. */
 const LINE_BREAKS = ['\r', '\n', '\r\n', '\r', '\r\n'];
 
 const SEPARATORS = ['---\n', '--- # next\n', '...\n---\n', '\n---\n\n', '---\n# comment-only document\n---\n'];
@@ -133,6 +141,7 @@ export const layoutArb: fc.Arbitrary<Layout> = fc.record({
   crossAnchors: fc.boolean(),
   jsonIndent: fc.constantFrom(0, 2, 4),
   jsonNumbers: fc.boolean(),
+  jsonEnvelope: fc.constantFrom('compact' as const, 'pretty' as const, 'odd' as const),
   mutations: fc.oneof(
     { weight: 3, arbitrary: fc.constant([] as [number, string, boolean][]) },
     {
@@ -174,7 +183,21 @@ function jsonText(docs: string[], l: Layout, config: string | undefined): string
     if (l.jsonNumbers) j = j.replace(/}$/, ',"x-fuzz-num":1.0,"x-fuzz-big":12345678901234567890123,"x-fuzz-exp":1e3}');
     return j;
   });
-  const fcPart = config ? `,"functionConfig":${JSON.stringify(parse(config, PARSE_OPTIONS))}` : '';
+  const fcJson = config ? JSON.stringify(parse(config, PARSE_OPTIONS)) : undefined;
+  if (l.jsonEnvelope === 'pretty' || l.jsonEnvelope === 'odd') {
+    // an envelope as people and other tools write it: indented, odd spacing, an extra member, items array spread over lines
+    const odd = l.jsonEnvelope === 'odd';
+    const members = [
+      odd
+        ? '"apiVersion" :  "config.kubernetes.io/v1",   "kind":"ResourceList"'
+        : '"apiVersion": "config.kubernetes.io/v1",\n  "kind": "ResourceList"',
+      `"items": [${items.length ? `${odd ? ' ' : '\n    '}${items.join(odd ? ',\n\t\t' : ',\n    ')}${odd ? ' ' : '\n  '}` : odd ? ' ' : ''}]`,
+      '"x-fuzz-envelope": {"keep":   [1,  2.50],"n": 12345678901234567890123}',
+    ];
+    if (fcJson) members.splice(l.configFirst ? 1 : 3, 0, `"functionConfig": ${fcJson}`);
+    return `{\n  ${members.join(odd ? ' ,\n  ' : ',\n  ')}${odd ? '   ' : ''}\n}\n`;
+  }
+  const fcPart = fcJson ? `,"functionConfig":${fcJson}` : '';
   const sep = ind ? ',\n' : ',';
   return `{"apiVersion":"config.kubernetes.io/v1","kind":"ResourceList","items":[${items.join(sep)}]${fcPart}}\n`;
 }
@@ -187,8 +210,9 @@ export function assemble(docs: string[], l: Layout, config?: string): string {
   else text = STARTS[l.start]! + docs.join(SEPARATORS[l.separator]!) + ENDS[l.end]!;
   if (l.crlf) text = text.replace(/\r?\n/g, '\r\n');
   if (l.bareCr === 'all') text = text.replace(/\r?\n/g, '\r');
-  let line = 0;
-  if (l.bareCr === 'mixed') text = text.replace(/\r?\n/g, () => LINE_BREAKS[line++ % LINE_BREAKS.length]!);
+  // each line's break chosen by how it starts, not by its place: a line ends alike in a text with a line or a member less
+  if (l.bareCr === 'mixed')
+    text = text.replace(/([^\r\n]*)\r?\n/g, (_, line: string) => line + LINE_BREAKS[lineHash(line) % LINE_BREAKS.length]!);
   for (const [at, ch, insert] of l.mutations) {
     const i = text.length ? at % text.length : 0;
     text = text.slice(0, i) + ch + text.slice(insert ? i : i + 1);
