@@ -227,8 +227,22 @@ function expected(data: unknown, e: Edit): unknown {
   return copy;
 }
 
+/** Whether every line of `before` but those holding an edited key (`key:` at its start) is in `after`, in order. */
+function keptLines(before: string, after: string, edits: Edit[]): boolean {
+  const keys = edits.map((e) => `${e.path[e.path.length - 1]}:`);
+  const now = after.split('\n');
+  let at = 0;
+  for (const line of before.split('\n')) {
+    if (keys.some((k) => line.trimStart().replace(/^- /, '').startsWith(k))) continue;
+    while (at < now.length && now[at] !== line) at++;
+    if (at === now.length) return false;
+    at++;
+  }
+  return true;
+}
+
 describe('edits on generated items with anchors, aliases, flow style and parents of every kind (property)', () => {
-  it('never fail but with an input error; the output parses, shows the edits, and untouched items keep their bytes', async () => {
+  it('never fail but with an input error; the output parses, shows the edits, untouched items keep their bytes, an item written anew is named', async () => {
     const other = cm('').replace('name: c', 'name: other # keep\n  labels: {a: &k b, c: *k}');
     await fc.assert(
       fc.asyncProperty(
@@ -255,6 +269,11 @@ describe('edits on generated items with anchors, aliases, flow style and parents
           } else {
             expect(r.exitCode).toBe(0);
             expect(items[1]).toEqual(want);
+            // written anew: one info result names the item and why; else its other lines are kept, in order
+            const rewritten = r.results.filter((x) => / written (anew|from its data)/.test(x.message));
+            expect(rewritten.length).toBeLessThanOrEqual(1);
+            if (rewritten.length) expect([rewritten[0]!.severity, rewritten[0]!.resourceRef?.name]).toEqual(['info', 'c']);
+            else expect(keptLines(before.items[1]!.original!, out.items[1]!.original!, edits)).toBe(true);
           }
         },
       ),

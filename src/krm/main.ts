@@ -347,16 +347,37 @@ export async function runFunction<Spec>(
   return out;
 }
 
+/**
+ * Input items the output holds written anew (not as they came, nor patched line by line), each
+ * with why: an edit the line patcher cannot make (flow style, a deletion, anchors ...).
+ */
+function rewrittenItems(input: readonly KubeObject[], output: readonly KubeObject[]): [KubeObject, string][] {
+  const out: [KubeObject, string][] = [];
+  let inputs: Set<KubeObject> | undefined;
+  for (const o of output) {
+    const note = o.rewriteNote;
+    if (note === undefined) continue;
+    inputs ??= new Set(input);
+    if (inputs.has(o)) out.push([o, note]);
+  }
+  return out;
+}
+
 /** What the reader noted on the items it read (non-standard constructs it accepted). */
 function itemNotes(items: readonly KubeObject[]): [KubeObject, string][] {
   return items.flatMap((o) => o.notes.map((n): [KubeObject, string] => [o, n]));
 }
 
-/** The output of `items`, and, when some had to be written from their data, the results saying so. */
+/**
+ * The output of `items`, and, when input items are written anew (rather than as they came or
+ * patched line by line) or had to be written from their data, the results saying so and why.
+ */
 function outputChunks(parsed: ParsedInput, items: KubeObject[], results: Results, scrub: () => void): OutputChunk[] {
   const written = writeOutputChunks(parsed, items, results.list);
-  if (written.notes.length === 0) return written.chunks;
-  // items written from their data: say so (and write the list again with the results)
+  const rewritten = rewrittenItems(parsed.items, items);
+  if (written.notes.length === 0 && rewritten.length === 0) return written.chunks;
+  // said once the output is written (a failure to write sends the input as it came), then the list written again with the results
+  for (const [o, n] of rewritten) results.info(n, { rule: 'input', object: o });
   for (const n of written.notes) results.info(n.message, { rule: 'input', object: n.object });
   scrub();
   return writeOutputChunks(parsed, items, results.list).chunks;

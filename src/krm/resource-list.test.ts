@@ -151,12 +151,15 @@ describe('ResourceList pass-through', () => {
       '}',
       '}',
     ];
-    expect(r.output).toBe(
-      `${head}${local},\n               ${edited[0]}\n${edited
-        .slice(1, -1)
-        .map((l) => `                 ${l}`)
-        .join('\n')}\n               }${tail}`,
+    const itemLines = edited.slice(1, -1).map((l) => `                 ${l}`);
+    const results = r.output.slice(r.output.indexOf(',\n  "results"'), r.output.lastIndexOf('\n}'));
+    expect(r.output.replace(results, '')).toBe(
+      `${head}${local},\n               ${edited[0]}\n${itemLines.join('\n')}\n               }${tail}`,
     );
+    // the edited item is written anew (JSON is not patched line by line): an info result says so
+    expect(r.results.map((x) => x.message)).toEqual([
+      'ConfigMap/b: written anew as JSON from its data (its layout is not kept) to set metadata.annotations.k: JSON items are not patched line by line',
+    ]);
     // items added to a list that had none, and results: inserted, nothing else moved
     const empty = '{"kind": "ResourceList", "apiVersion": "config.kubernetes.io/v1", "items": [], "x": 1}';
     const p = readInput(empty);
