@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync,
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import { identity } from '../../test/identity/function.js';
 import { readPackageFiles, runFunction, sinkResourceList, sourceResourceList } from './index.js';
 
@@ -128,6 +129,25 @@ describe('a folder as the input and output of a function', () => {
     const plain = await runFunction(identity, sourceResourceList(again, IDENTITY));
     expect(sinkResourceList(copy, plain.output, again, true)).toMatchObject({ written: [], removed: [] });
     expect(contents(copy)).toEqual(before);
+  });
+
+  it('a kind: List file keeps its bytes while its items do not change; changed, its items are documents, each separated', async () => {
+    const listFile =
+      'apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: a\n# between\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: b\n';
+    const dir = tree({ 'list.yaml': listFile });
+    const sourced = readPackageFiles(dir);
+    const same = await runFunction(identity, sourceResourceList(sourced, IDENTITY));
+    expect(sinkResourceList(dir, same.output, sourced, true)).toEqual({ written: [], removed: [], unchanged: 1 });
+    expect(contents(dir)).toEqual({ 'list.yaml': listFile });
+    const changed = await runFunction(identity, sourceResourceList(sourced, `${IDENTITY}spec:\n  annotate: {team: metal}\n`));
+    sinkResourceList(dir, changed.output, sourced, true);
+    const written = contents(dir)['list.yaml']!;
+    const docs = parseAllDocuments(written);
+    expect(docs.map((d) => [d.errors.length, (d.toJS() as { metadata: { name: string } }).metadata.name])).toEqual([
+      [0, 'a'],
+      [0, 'b'],
+    ]);
+    expect(written).toContain('# between\n');
   });
 
   it('a file that does not read is an error naming it; so is one that is not UTF-8 or holds a NUL', () => {

@@ -97,6 +97,9 @@ interface Anchor {
   size: number;
 }
 
+/** An anchor whose value is being read: an alias to it inside it would make the value contain itself. */
+const OPEN: Anchor = { value: undefined, size: 0 };
+
 class Converter {
   readonly anchors = new Map<string, Anchor>();
   /** nodes converted so far, aliases counted at their expanded size */
@@ -120,6 +123,12 @@ class Converter {
     if (Y.isAlias(node)) {
       const a = this.anchors.get(node.source);
       if (!a) this.fail(node, `alias *${node.source} has no anchor &${node.source} before it`, 'UNKNOWN_ANCHOR');
+      if (a === OPEN)
+        this.fail(
+          node,
+          `alias *${node.source} stands inside the value its anchor &${node.source} names (a value that contains itself): kubectl and kustomize refuse it too`,
+          'RECURSIVE_ALIAS',
+        );
       this.count += a.size;
       if (this.count - this.literal > MAX_ALIAS_EXPANSION)
         this.fail(
@@ -131,6 +140,8 @@ class Converter {
     }
     this.count++;
     this.literal++;
+    // an alias inside the anchored value refers to that value (YAML: the anchor comes first), as go-yaml reads it
+    if (node.anchor && !Y.isScalar(node)) this.anchors.set(node.anchor, OPEN);
     if (Y.isScalar(node)) out = node.value instanceof Uint8Array ? binaryText(node.value) : node.value;
     else if (SPECIAL_COLLECTIONS.has(node.tag ?? ''))
       out = (node as unknown as { toJS(doc: Document, opts: object): unknown }).toJS(this.doc, { maxAliasCount: 100 });
