@@ -108,6 +108,19 @@ describe('editing an item with anchors and aliases', () => {
     expect(r.results.map((x) => x.tags?.rule)).toEqual(['input']);
   });
 
+  it('an alias inside the value its own anchor names is an input error at its line, as go-yaml says; never a stack overflow', async () => {
+    // YAML: `&p` comes before the value it names, so `*p` inside is that value (which would contain itself), not an earlier `&p`
+    for (const meta of ['  annotations: &p\n    x: y\n    self: *p\n', '  labels: &p a\n  annotations: &p\n    *p : v\n  other: *p\n']) {
+      const r = await runFunction(editing([{ op: 'set', path: ['metadata', 'annotations', 'z'], value: 'v' }]), list(cm(meta)));
+      expect(r.exitCode).toBe(1);
+      expect(r.results.map((x) => x.message)).toEqual([
+        expect.stringMatching(
+          /^items\[0\] is not valid YAML at line \d+, column \d+ of the item: alias \*p stands inside the value its anchor &p names \(a value that contains itself\)/,
+        ),
+      ]);
+    }
+  });
+
   it('an exception while writing the output leaves the input items as they came, with an internal error', async () => {
     const input = list(cm('', 'data: {k: v}\n'));
     // an alias to an anchor that does not exist: the item cannot be written
