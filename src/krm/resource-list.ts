@@ -422,9 +422,13 @@ function jsonItemsText(
     sep = multiLine ? `,\n${indent}  ` : ',';
     close = multiLine ? `\n${indent}]` : ']';
   }
-  // the elements' indentation: what follows the last line break before an element
-  const before = sep.includes('\n') ? sep : open;
-  const indent = before.includes('\n') ? /^[ \t]*/.exec(before.slice(before.lastIndexOf('\n') + 1))![0] : '';
+  // the elements' indentation: what follows the last line break before an element, else the `items` line's
+  const before = sep.includes('\n')
+    ? sep
+    : open.includes('\n')
+      ? open
+      : text.slice(text.lastIndexOf('\n', member.keyStart) + 1, member.keyStart);
+  const indent = /^[ \t]*/.exec(before.slice(before.lastIndexOf('\n') + 1))![0];
   const parts = items.map((o) => (o.container === list && !o.changed ? o.jsonText('') : o.jsonText(indent)));
   return open + parts.join(sep) + close;
 }
