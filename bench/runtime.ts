@@ -89,14 +89,24 @@ function input(docs: string[], form: Form, config?: string): string {
   return form === 'list' ? resourceList(docs, config) : docs.join('---\n');
 }
 
-/** µs per object of a pass-through (header only) and of reading every object whole. */
-async function perObject(docs: string[], form: Form): Promise<{ pass: number; read: number }> {
-  // medians of several runs (GC and the JIT make single small runs noisy)
-  const runs = docs.length >= 100_000 ? 2 : docs.length >= 10_000 ? 5 : 15;
-  const pass = input(docs, form);
+/**
+ * µs per object of a pass-through (header only) and of reading every object whole, on `n`
+ * objects made by `make`. Only the input text is alive while timing, as in a function's process
+ * (the generated documents it was joined from are dropped: they once stayed alive beside it,
+ * 100 MB at 100k objects that every major GC of the timed runs marked).
+ */
+async function perObject(n: number, make: (i: number) => string, form: Form): Promise<{ pass: number; read: number }> {
+  // medians of several runs (GC and the JIT make single small runs noisy); an odd count, so that
+  // the median is a run (of two, timeAsync took the slower); reading 100k careful items whole
+  // takes ~50 s a run: two there
+  const runs = n >= 100_000 ? 3 : n >= 10_000 ? 5 : 15;
+  const pass = input(
+    Array.from({ length: n }, (_, i) => make(i)),
+    form,
+  );
   const tPass = await timeAsync(() => runFunction(identity, pass), runs, 0);
-  const tRead = await timeAsync(() => readWhole(pass), runs, 0);
-  return { pass: (tPass * 1000) / docs.length, read: (tRead * 1000) / docs.length };
+  const tRead = await timeAsync(() => readWhole(pass), n >= 100_000 ? 2 : runs, 0);
+  return { pass: (tPass * 1000) / n, read: (tRead * 1000) / n };
 }
 
 /** Reads every item of an input whole (what a function reading everything pays for reading). */
@@ -114,13 +124,7 @@ async function itemCurves(): Promise<void> {
   ] as const) {
     for (const form of ['list', 'stream'] as const) {
       const cols: { pass: number; read: number }[] = [];
-      for (const n of sizes)
-        cols.push(
-          await perObject(
-            Array.from({ length: n }, (_, i) => make(i)),
-            form,
-          ),
-        );
+      for (const n of sizes) cols.push(await perObject(n, make, form));
       const last = cols[cols.length - 1]!;
       const first = cols[0]!;
       console.log(

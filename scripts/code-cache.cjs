@@ -1,6 +1,6 @@
 // Build step (scripts/build.mjs): V8's code cache for a function bundle, made by one run of it.
 //
-//   node scripts/code-cache.cjs dist/<fn>.cjs dist/lib/<fn>.cache < scripts/warm-up.yaml
+//   node scripts/code-cache.cjs dist/<fn>.cjs dist/lib/<fn>.cache [args...] < scripts/warm-up.yaml
 //
 // Compiles dist/lib/<fn>.js as the launcher dist/<fn>.cjs does, runs the function on the input
 // (output discarded by the caller) and, at exit, writes the code of every function compiled so
@@ -12,12 +12,12 @@ const { readFileSync, writeFileSync } = require('node:fs');
 const { basename, dirname, join } = require('node:path');
 const { Script } = require('node:vm');
 
-const [launcher, out] = process.argv.slice(2);
+const [launcher, out, ...args] = process.argv.slice(2);
 const dir = dirname(launcher);
 const file = join(dir, 'lib', `${basename(launcher, '.cjs')}.js`);
 // the launcher's name for it (a script from the cache keeps the name it was made with)
 const script = new Script(readFileSync(file, 'utf8'), { filename: `dist/lib/${basename(file)}` });
-process.argv = [process.argv[0], launcher];
+process.argv = [process.argv[0], launcher, ...args];
 // modules the function compiles on first use (src/validate/packed.ts) register here: their caches too
 const more = new Map();
 globalThis[Symbol.for('baremetal-krm.code-cache-run')] = more;

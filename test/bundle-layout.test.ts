@@ -54,6 +54,13 @@ function run(file: string, cwd: string, env: NodeJS.ProcessEnv = {}): Run {
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** A run's code cache report lines (BAREMETAL_KRM_CODE_CACHE=report), and the run without them. */
+function cacheReport(r: Run): { caches: string[]; run: Run } {
+  const lines = r.stderr.split('\n');
+  const isReport = (l: string): boolean => / code cache (?:used|rejected|missing)$/.test(l);
+  return { caches: lines.filter(isReport), run: { ...r, stderr: lines.filter((l) => !isReport(l)).join('\n') } };
+}
+
 /** A copy of dist/ in a new temp dir, with bin/<fn> symlinks to its launchers (as npm links bins). */
 function copyOfDist(): { root: string; bin: (fn: string) => string; launcher: (fn: string) => string } {
   const root = mkdtempSync(join(tmpdir(), 'bundle-layout-'));
@@ -93,19 +100,27 @@ describe('function bundles', () => {
     it(`${fn}: uses its code cache, and runs the same when the cache is rejected or missing`, () => {
       const report = { BAREMETAL_KRM_CODE_CACHE: 'report' };
       const copy = copyOfDist();
-      const withCache = run(copy.bin(fn), copy.root, report);
-      expect(withCache.stderr.split('\n')[0]).toBe(`${fn}: code cache used`);
+      const withCache = cacheReport(run(copy.bin(fn), copy.root, report));
+      expect(withCache.caches[0]).toBe(`${fn}: code cache used`);
+      // intent-validate's packed validators (the input's ConfigMap and BareMetalHost) have caches of their own
+      if (fn === 'intent-validate')
+        expect(withCache.caches.slice(1)).toEqual([
+          'v21_v1_ConfigMap.cjs: code cache used',
+          'v18_metal3_io_v1alpha1_BareMetalHost.cjs: code cache used',
+        ]);
       const expected = run(join(dist, `${fn}.cjs`), repoRoot);
-      expect({ ...withCache, stderr: withCache.stderr.slice(withCache.stderr.indexOf('\n') + 1) }).toEqual(expected);
+      expect(withCache.run).toEqual(expected);
       // what another node version's cache looks like to this one: data V8 cannot use
       writeFileSync(join(copy.root, 'pkg', 'dist', 'lib', `${fn}.cache`), Buffer.alloc(4096, 7));
-      const rejected = run(copy.bin(fn), copy.root, report);
-      expect(rejected.stderr.split('\n')[0]).toBe(`${fn}: code cache rejected`);
-      expect({ ...rejected, stderr: rejected.stderr.slice(rejected.stderr.indexOf('\n') + 1) }).toEqual(expected);
+      const rejected = cacheReport(run(copy.bin(fn), copy.root, report));
+      expect(rejected.caches[0]).toBe(`${fn}: code cache rejected`);
+      expect(rejected.run).toEqual(expected);
       rmSync(join(copy.root, 'pkg', 'dist', 'lib', `${fn}.cache`));
-      const missing = run(copy.bin(fn), copy.root, report);
-      expect(missing.stderr.split('\n')[0]).toBe(`${fn}: code cache missing`);
-      expect({ ...missing, stderr: missing.stderr.slice(missing.stderr.indexOf('\n') + 1) }).toEqual(expected);
+      for (const f of readdirSync(join(copy.root, 'pkg', 'dist', 'lazy', 'validate')))
+        if (f.endsWith('.cache')) rmSync(join(copy.root, 'pkg', 'dist', 'lazy', 'validate', f));
+      const missing = cacheReport(run(copy.bin(fn), copy.root, report));
+      expect(new Set(missing.caches.map((c) => c.replace(/^.*: /, '')))).toEqual(new Set(['code cache missing']));
+      expect(missing.run).toEqual(expected);
     });
   }
 
@@ -146,6 +161,36 @@ describe('function bundles', () => {
         expect(r.status).toBe(2);
       }
     }
+  });
+
+  it('the CLI uses its code cache (made by a validate run), and validates the same when it is rejected or missing', () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'bundle-cli-')), 'hosts.yaml');
+    writeFileSync(
+      file,
+      INPUT.slice(INPUT.indexOf('- apiVersion'))
+        .replace(/^(- | {2})/gm, '')
+        .replace(/^apiVersion/gm, '---\napiVersion'),
+    );
+    const copy = copyOfDist();
+    const cli = join(copy.root, 'pkg', 'dist', 'baremetal-krm.cjs');
+    const validate = (): { caches: string[]; run: Run } => {
+      const r = spawnSync(process.execPath, [cli, 'validate', file], {
+        encoding: 'utf8',
+        env: { ...process.env, BAREMETAL_KRM_CODE_CACHE: 'report' },
+      });
+      return cacheReport({ status: r.status, stdout: r.stdout, stderr: r.stderr });
+    };
+    const used = validate();
+    expect(used.caches[0]).toBe('baremetal-krm: code cache used');
+    expect(used.run.status).toBe(1); // the BareMetalHost's credentials Secret is not in the file
+    writeFileSync(join(copy.root, 'pkg', 'dist', 'lib', 'baremetal-krm.cache'), Buffer.alloc(4096, 7));
+    const rejected = validate();
+    expect(rejected.caches[0]).toBe('baremetal-krm: code cache rejected');
+    expect(rejected.run).toEqual(used.run);
+    rmSync(join(copy.root, 'pkg', 'dist', 'lib', 'baremetal-krm.cache'));
+    const missing = validate();
+    expect(missing.caches[0]).toBe('baremetal-krm: code cache missing');
+    expect(missing.run).toEqual(used.run);
   });
 
   it('a launcher without its code says what is missing, without a stack trace', () => {

@@ -72,7 +72,7 @@ describe('entry points', () => {
       ).toContain(needle);
     }
     const builtin = at('hosts/kustomization.yaml', 'resources: [bmh.yaml]\ntransformers: [ns.yaml]\n');
-    const ns = at('hosts/ns.yaml', 'apiVersion: builtin\nkind: NamespaceTransformer\nmetadata:\n  name: n\n  namespace: x\n');
+    const ns = at('hosts/ns.yaml', 'apiVersion: builtin\nkind: NamespaceTransformer\nmetadata:\n  name: set-namespace\n  namespace: x\n');
     const r = await findings([...bundle(), builtin, ns, at('hosts/bmh.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n')]);
     expect(r).toEqual({ exit: 0, results: [] });
   });

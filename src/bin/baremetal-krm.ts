@@ -13,7 +13,7 @@ import { missingInstallFile, OutputClosed, writeNow } from '../krm/index.js';
 const HELP = `baremetal-krm <command> [options]
 
 Commands:
-  validate [--config FILE] FILE|FOLDER...   validate bare-metal intent in YAML files (intent-validate rules)
+  validate [--config FILE] FILE|FOLDER|-... validate bare-metal intent in YAML files or stdin (intent-validate rules)
   report [options] SITE...           one report across many sites: certificates, hardware, divergence,
                                      workloads, security, capacity (text, json, markdown, html, sarif, junit)
   plan [options] BASE HEAD           what a change does to the fleet (deprovision, power off, ...);

@@ -24,7 +24,10 @@ function usageMessage(e: NodeJS.ErrnoException): string {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
       return `unknown option ${opt}`;
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
-      return /does not take an argument/.test(e.message) ? `${opt} takes no value` : `${opt} needs a value`;
+      if (/does not take an argument/.test(e.message)) return `${opt} takes no value`;
+      // `--max-rows -1`: the value looks like an option
+      if (/ambiguous/.test(e.message)) return `${opt} needs a value (one that starts with -: write ${opt}=VALUE)`;
+      return `${opt} needs a value`;
     default:
       return e.message.split('. ')[0]!;
   }

@@ -35,10 +35,12 @@ export interface FileItems {
 
 export interface ReadFiles {
   files: FileItems[];
+  /** files read that hold no item, with why: NO_DOCUMENT (empty, only comments or ---), or `a List with no items` */
+  empty: { path: string; why: string }[];
   /** paths that are not regular files, with why (`a FIFO`): not read */
   skipped: string[];
-  /** files that cannot be read (too large, not UTF-8, permissions), as `path: message` */
-  errors: string[];
+  /** files that cannot be read (too large, not UTF-8, permissions, a List whose items is not a list) */
+  errors: { path: string; message: string }[];
   /** characters read, all files */
   size: number;
 }
@@ -82,13 +84,10 @@ export function splitWithLines(text: string): { body: string; line: number }[] {
   });
 }
 
-/** The items of one file's text (ResourceList and List unwrapped), each with its first line as `sourceLine`. */
+/** The items of one file's text (ResourceList and List unwrapped), each with its first line as `sourceLine` (messages name a list's items `items[i]`, as the functions do). */
 export function fileItems(text: string): KubeObject[] {
   const items = readInput(text).items;
-  items.forEach((object, index) => {
-    object.sourceLine = object.inputLine ?? 1;
-    object.where ??= `item ${index + 1}`;
-  });
+  for (const object of items) object.sourceLine = object.inputLine ?? 1;
   return items;
 }
 
@@ -97,22 +96,56 @@ export function fileObjects(path: string, text: string): FileObject[] {
   return fileItems(text).map((object, index) => ({ object, path, line: object.sourceLine!, index }));
 }
 
-/** Reads files; special files are skipped and unreadable ones reported, never fatal for the others. */
-export function readYamlFiles(paths: string[]): ReadFiles {
-  const out: ReadFiles = { files: [], skipped: [], errors: [], size: 0 };
+/** A file-system error as messages say it: what is wrong, without node's call name and quoted path. */
+export function fileErrorText(e: NodeJS.ErrnoException): string {
+  switch (e.code) {
+    case 'ENOENT':
+      return 'no such file (or a broken symbolic link)';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'ELOOP':
+      return 'a loop of symbolic links';
+    case 'EISDIR':
+      return 'a folder, not a file';
+    default:
+      return (e.message ?? String(e)).split('\n')[0]!;
+  }
+}
+
+/** How standard input is named in messages, and among the paths of `readYamlFiles`. */
+export const STDIN = '<stdin>';
+
+/** Why a text read holds no item: no document at all, or a list of none. */
+function whyEmpty(text: string): string {
+  if (text.trim() === '') return NO_DOCUMENT;
+  return splitDocuments(text).docs.length === 0 ? `${NO_DOCUMENT} (only comments or ---)` : 'a List with no items';
+}
+
+/** What `ReadFiles.empty` says of a file without a single YAML document. */
+export const NO_DOCUMENT = 'no YAML document';
+
+/**
+ * Reads files (STDIN among them: `readStdin`'s bytes, same limits); special files are skipped
+ * and unreadable ones reported, never fatal for the others.
+ */
+export function readYamlFiles(paths: string[], readStdin: () => Uint8Array = () => readAllBytes(0, 'stdin')): ReadFiles {
+  const out: ReadFiles = { files: [], empty: [], skipped: [], errors: [], size: 0 };
   for (const path of paths) {
     try {
-      const r = readRegularFile(path);
+      const r = path === STDIN ? { text: decodeYamlText(readStdin(), 'stdin') } : readRegularFile(path);
       if ('skip' in r) out.skipped.push(`${path}: ${r.skip}, not a regular file: not read`);
       else {
         out.size += r.text.length;
-        out.files.push({ path, objects: fileItems(r.text) });
+        const objects = fileItems(r.text);
+        out.files.push({ path, objects });
+        if (objects.length === 0) out.empty.push({ path, why: whyEmpty(r.text) });
       }
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       // a broken install (a file of dist/ missing) stops the command, it is not this file's problem
       if ((!(e instanceof KrmError) && !err.code) || missingInstallFile(e)) throw e;
-      out.errors.push(`${path}: ${e instanceof KrmError ? e.message : (err.message ?? String(e)).split('\n')[0]}`);
+      out.errors.push({ path, message: e instanceof KrmError ? e.message : fileErrorText(err) });
     }
   }
   return out;

@@ -8,6 +8,7 @@ import {
   API_VERSION,
   collectBeforeResults,
   collectGarbage,
+  pushAll,
   KrmError,
   Results,
   formatResult,
@@ -15,7 +16,7 @@ import {
   missingInstallFile,
   readSpec,
 } from '../krm/index.js';
-import { InstallError, KubeObject } from '../krm/index.js';
+import { type HeaderProblem, InstallError, KubeObject } from '../krm/index.js';
 import { analyse, CONFIG, FieldLines, type Finding, type IntentValidateSpec, readExtraCrds, RULES, rulesHelp } from '../validate/index.js';
 import { dirname, join, resolve } from 'node:path';
 import { parseCommandArgs, UsageError } from './args.js';
@@ -23,17 +24,32 @@ import { type CiFinding, type CiRule, type CiTool, findingLine, sortFindings } f
 import { toJUnit } from './junit.js';
 import { Redactor } from '../secrets/redact.js';
 import { CLUSTER_SCOPED, kustomizeFacts } from './kustomization.js';
-import { type FileItems, readRegularFile, readYamlFiles } from './files.js';
+import {
+  type FileItems,
+  fileErrorText,
+  NO_DOCUMENT,
+  type ReadFiles,
+  readRegularFile,
+  readYamlFiles,
+  STDIN,
+  splitWithLines,
+} from './files.js';
 import { toSarif } from './sarif.js';
 
-export const VALIDATE_HELP = `baremetal-krm validate [--config FILE] [--quiet] [--format text|sarif|junit] FILE|FOLDER...
+export const VALIDATE_HELP = `baremetal-krm validate [--config FILE] [--quiet] [--format text|sarif|junit] FILE|FOLDER|-...
 
-Validates YAML files (and every YAML file under a FOLDER) with intent-validate's rules (the
-same as the KRM function) and prints one line per result on stderr, in the form CI problem
-matchers read: FILE:LINE: SEVERITY: RESOURCE FIELD: MESSAGE [RULE]. Exits 1 on any error.
-A ResourceList or \`kind: List\` file (kubectl get -o yaml) is its items. Only regular files are
-read (others are named), up to 256 MiB each, in UTF-8; documents that are not KRM objects are
-named (info) and skipped.
+Validates YAML files (and every YAML file under a FOLDER; - reads stdin, e.g. \`kustomize build
+. | baremetal-krm validate -\`) with intent-validate's rules (the same as the KRM function) and
+prints one line per result on stderr, in the form CI problem matchers read: FILE:LINE:
+SEVERITY: RESOURCE FIELD: MESSAGE [RULE]. A ResourceList or \`kind: List\` file (kubectl get -o
+yaml) is its items. Only regular files are read (others are named), up to 256 MiB each, in
+UTF-8; documents that are not KRM objects are named (info) and skipped, and so are files that
+hold no document (empty, only comments). A KRM object whose header is wrong (a kind that is
+not a string, metadata: null, a label value that is a number...) is an error.
+
+Exit codes: 0 no error (warnings allowed), 1 at least one error, 2 a usage error or nothing to
+validate: no FILE given, no YAML file among the paths given (each is named), or nothing on
+stdin. A CI step whose glob matches nothing fails.
 
   --config FILE     an IntentValidate document (apiVersion ${API_VERSION}); default: every rule
   --quiet           only errors and the summary
@@ -76,9 +92,12 @@ export function expandPaths(paths: string[], skipped: string[] = []): string[] {
     } catch {
       throw new Error(`${p}: no such file or folder`);
     }
+    const before = out.length;
     if (isDir) walk(p);
     else if (/\.(ya?ml|json)$/i.test(p)) out.push(p);
     else skipped.push(`${p}: not a .yaml, .yml or .json file: not read`);
+    if (isDir && out.length === before)
+      skipped.push(`${p}: a folder with no .yaml, .yml or .json file (dot-folders and node_modules are not read)`);
   }
   return out;
 }
@@ -86,6 +105,8 @@ export function expandPaths(paths: string[], skipped: string[] = []): string[] {
 export interface CliIo {
   out: (s: string) => void;
   err: (s: string) => void;
+  /** the bytes of standard input (`-`); default: read fd 0 */
+  stdin?: () => Uint8Array;
 }
 
 /** The rules of \`validate\` as CI formats describe them (intent-validate's table, plus input errors). */
@@ -130,6 +151,9 @@ function readOptions(argv: string[]): Options | string {
     return `${e.message}${/unknown option/.test(e.message) ? ' (see --help)' : ''}`;
   }
   if (args.flag('help')) return 'help';
+  if (args.positional.length === 0)
+    return 'no file given: name YAML files or folders, or - to read stdin (kustomize build . | baremetal-krm validate -) (see --help)';
+  if (args.positional.filter((p) => p === '-').length > 1) return '- (stdin) is named twice: name it once';
   const format = args.one('format') ?? 'text';
   if (!(FORMATS as readonly string[]).includes(format)) return `--format ${format}: use ${FORMATS.join(', ')}`;
   return { format: format as Format, quiet: args.flag('quiet'), config: args.one('config'), paths: args.positional };
@@ -142,11 +166,16 @@ function readConfig(cfg: string | undefined): { spec: IntentValidateSpec } | { e
   try {
     const r = readRegularFile(cfg);
     if ('skip' in r) throw new KrmError(`${r.skip}, not a regular file`);
+    if (splitWithLines(r.text).length === 0)
+      throw new KrmError(
+        `no YAML document (empty, or only comments): write an IntentValidate document (apiVersion ${API_VERSION}, kind IntentValidate)`,
+      );
     loadYaml(r.text);
     fc = KubeObject.fromDocument(r.text);
   } catch (e) {
     if (e instanceof InstallError) throw e; // a broken install, not this input's problem
-    return { error: `baremetal-krm validate: --config ${cfg}: ${(e as Error).message}\n` };
+    const why = e instanceof KrmError ? e.message : fileErrorText(e as NodeJS.ErrnoException);
+    return { error: `baremetal-krm validate: --config ${cfg}: ${why}\n` };
   }
   const results = new Results();
   const s = readSpec<IntentValidateSpec>(CONFIG, fc, results);
@@ -154,20 +183,35 @@ function readConfig(cfg: string | undefined): { spec: IntentValidateSpec } | { e
   return { spec: s };
 }
 
+/** Says why an item is not validated: at its line, or at the line of the field named. */
+type InputFinding = (
+  o: KubeObject,
+  severity: 'error' | 'info',
+  message: string,
+  field?: { field: string; path: readonly string[] },
+) => void;
+
 /**
- * The KRM objects among the files' items. Items that cannot be read or have only one of
- * apiVersion and kind are input errors; items that are not KRM objects at all (a JSON patch, a
- * values file) are named (info) and skipped, except files kustomize uses as patches; a
- * kustomization is skipped silently. The header is enough to tell: the analysis reads each item once.
+ * The KRM objects among the files' items. Items that cannot be read or whose header is wrong
+ * (KubeObject.headerProblems: a field of the wrong type, kind without apiVersion ...) are input
+ * errors; items that are not KRM objects at all (a JSON patch, a values file) are named (info)
+ * and skipped, except files kustomize uses as patches; a kustomization is skipped silently. The
+ * header is enough to tell: the analysis reads each item once.
  */
 function krmObjects(files: FileItems[], patches: Set<string>, findings: CiFinding[], paths: Paths): KrmObjects {
   const krm: KrmObjects = { objects: [], fileOf: new Map() };
   for (const { path, objects } of files) {
-    const input = (o: KubeObject, severity: 'error' | 'info', message: string): void => {
+    const input: InputFinding = (o, severity, message, field) => {
       // kustomize's own files and the patches they name are not KRM objects, and need not be
       if (severity === 'info' && (patches.has(paths.absolute(path)) || /(?:^|[\\/])(?:kustomization\.ya?ml|Kustomization)$/.test(path)))
         return;
-      findings.push({ rule: 'input', severity, message, file: path, line: o.sourceLine });
+      const finding: CiFinding = { rule: 'input', severity, message, file: path, line: o.sourceLine };
+      if (field) {
+        if (o.identityKnown) finding.resource = o.id;
+        finding.field = field.field;
+        finding.line = o.lineOf(field.path) ?? o.sourceLine;
+      }
+      findings.push(finding);
     };
     for (const o of objects) {
       if (!isKrmObject(o, input)) continue;
@@ -179,22 +223,22 @@ function krmObjects(files: FileItems[], patches: Set<string>, findings: CiFindin
 }
 
 /** Whether an item is a KRM object to validate; `input` is told why not, when that is worth saying. */
-function isKrmObject(o: KubeObject, input: (o: KubeObject, severity: 'error' | 'info', message: string) => void): boolean {
-  let kind: string;
-  let apiVersion: string;
+function isKrmObject(o: KubeObject, input: InputFinding): boolean {
+  let problems: readonly HeaderProblem[];
   try {
-    kind = o.kind;
-    apiVersion = o.apiVersion;
+    problems = o.headerProblems;
   } catch (e) {
     if (!(e instanceof KrmError)) throw e;
     if (/ is not a mapping /.test(e.message)) input(o, 'info', `${e.message.split(':')[0]}: skipped, not a KRM object`);
     else input(o, 'error', e.message);
     return false;
   }
-  if (!kind || !apiVersion) {
-    if (kind || apiVersion)
-      input(o, 'error', `${o.where} has ${kind ? 'kind but no apiVersion' : 'apiVersion but no kind'}: every KRM resource needs both`);
-    else input(o, 'info', `${o.where} has no apiVersion and kind: skipped, not a KRM object`);
+  for (const p of problems) input(o, 'error', o.headerMessage(p), p);
+  // an item whose identity is known is validated (the analysis does not repeat what is said here)
+  if (!o.identityKnown) return false;
+  const { kind, apiVersion } = o;
+  if (!kind && !apiVersion) {
+    input(o, 'info', `${o.label()} has no apiVersion and kind: skipped, not a KRM object`);
     return false;
   }
   return !(kind === 'Kustomization' && apiVersion.startsWith('kustomize.config.k8s.io/'));
@@ -290,12 +334,33 @@ function pathsOnce(): Paths {
   return { absolute, folderOf };
 }
 
-/** Every finding of intent-validate's rules on the files, with file and line. */
-async function validateFiles(files: string[], spec: IntentValidateSpec, findings: CiFinding[], secrets: Redactor): Promise<number> {
-  const read = readYamlFiles(files);
-  for (const s of read.skipped) findings.push({ rule: 'input', severity: 'info', message: s });
-  for (const e of read.errors) findings.push({ rule: 'input', severity: 'error', message: e });
-  const kf = kustomizeFacts(files);
+/** Nothing was read: the paths named no YAML file, or stdin held no document (exit 2). */
+class NothingToValidate extends Error {}
+
+/** What was read, or NothingToValidate; files and stdin holding nothing are named (info). */
+function readInputs(files: string[], notRead: string[], findings: CiFinding[], readStdin?: () => Uint8Array): ReadFiles {
+  const read = readYamlFiles(files, readStdin);
+  pushAll(notRead, read.skipped);
+  if (read.files.length === 0 && read.errors.length === 0)
+    throw new NothingToValidate(`nothing to validate: no YAML file among the paths given${notRead.map((s) => `\n  ${s}`).join('')}`);
+  if (read.empty.some((e) => e.path === STDIN && e.why.startsWith(NO_DOCUMENT)))
+    throw new NothingToValidate('nothing to validate: stdin held no YAML document (did the command that feeds it fail?)');
+  for (const s of notRead) findings.push({ rule: 'input', severity: 'info', message: s });
+  for (const e of read.errors) findings.push({ rule: 'input', severity: 'error', message: e.message, file: e.path });
+  for (const e of read.empty) findings.push({ rule: 'input', severity: 'info', message: `${e.why}: nothing to validate`, file: e.path });
+  return read;
+}
+
+/** Every finding of intent-validate's rules on the files (and stdin, STDIN among them), with file and line. */
+async function validateFiles(
+  files: string[],
+  spec: IntentValidateSpec,
+  findings: CiFinding[],
+  secrets: Redactor,
+  inputs: { notRead: string[]; readStdin?: () => Uint8Array },
+): Promise<number> {
+  const read = readInputs(files, inputs.notRead, findings, inputs.readStdin);
+  const kf = kustomizeFacts(files.filter((f) => f !== STDIN));
   const paths = pathsOnce();
   const krm = krmObjects(read.files, kf.patches, findings, paths);
   const { objects, fileOf } = krm;
@@ -311,7 +376,10 @@ async function validateFiles(files: string[], spec: IntentValidateSpec, findings
   const a = await analyse(objects, prepared.spec, {
     extraCrds,
     partial: prepared.partial,
-    scopeOf: (o) => paths.folderOf(fileOf.get(o) ?? ''),
+    scopeOf: (o) => {
+      const file = fileOf.get(o) ?? '';
+      return file === STDIN ? STDIN : paths.folderOf(file);
+    },
     locate: (o) => (fileOf.has(o) ? `${fileOf.get(o)}:${o.sourceLine}` : undefined),
     unreadable: inputError,
   });
@@ -361,10 +429,13 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   const findings: CiFinding[] = [];
   let objects: number;
   try {
-    const skipped: string[] = [];
-    files = expandPaths(opts.paths, skipped);
-    for (const s of skipped) findings.push({ rule: 'input', severity: 'info', message: s });
-    objects = await validateFiles(files, cfg.spec, findings, secrets);
+    const notRead: string[] = [];
+    files = expandPaths(
+      opts.paths.filter((p) => p !== '-'),
+      notRead,
+    );
+    if (opts.paths.includes('-')) files.push(STDIN);
+    objects = await validateFiles(files, cfg.spec, findings, secrets, { notRead, readStdin: io.stdin });
   } catch (e) {
     err(`baremetal-krm validate: ${missingInstallFile(e) ?? (e as Error).message}\n`);
     return 2;

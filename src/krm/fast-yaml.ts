@@ -9,7 +9,7 @@
  * duplicate keys, odd indentation ...). Callers then fall back to the `yaml` package, so the
  * fast path can only ever be faster, never different. A property test holds it to that.
  */
-import { YAML11_FALSE, YAML11_NULL, YAML11_TRUE } from './yaml11.js';
+import { YAML11_FALSE, YAML11_FLOAT, YAML11_FLOAT_EXP, YAML11_NULL, YAML11_TRUE } from './yaml11.js';
 import { MAX_DEPTH, readYaml } from './yaml-read.js';
 
 /** Thrown internally when the input leaves the subset; never escapes this module. */
@@ -17,9 +17,9 @@ class Unsure extends Error {}
 const UNSURE = new Unsure();
 
 /**
- * YAML 1.1 numbers exactly as the `yaml` package's yaml-1.1 schema resolves them (int.js,
- * float.js: same patterns, same order, same arithmetic), minus the base-60 and timestamp
- * types PARSE_OPTIONS leaves out. Anything else is a string. The property tests hold this to
+ * YAML 1.1 numbers exactly as the `yaml` package's yaml-1.1 schema resolves them with
+ * PARSE_OPTIONS (int.js, float.js: same patterns, same order, same arithmetic), minus the
+ * base-60 and timestamp types PARSE_OPTIONS leaves out, and with the float patterns Go uses. Anything else is a string. The property tests hold this to
  * `yaml` itself.
  */
 function intResolve(text: string, offset: number, radix: number): number {
@@ -36,8 +36,8 @@ function resolveNumber(text: string): unknown {
   if (/^[-+]?0x[0-9a-fA-F_]+$/.test(text)) return intResolve(text, 2, 16);
   if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(text))
     return text.slice(-3).toLowerCase() === 'nan' ? NaN : text[0] === '-' ? Number.NEGATIVE_INFINITY : Number.POSITIVE_INFINITY;
-  if (/^[-+]?(?:[0-9][0-9_]*)?(?:\.[0-9_]*)?[eE][-+]?[0-9]+$/.test(text)) return parseFloat(text.replace(/_/g, ''));
-  if (/^[-+]?(?:[0-9][0-9_]*)?\.[0-9_]*$/.test(text)) return parseFloat(text.replace(/_/g, ''));
+  if (YAML11_FLOAT_EXP.test(text)) return parseFloat(text.replace(/_/g, ''));
+  if (YAML11_FLOAT.test(text)) return parseFloat(text.replace(/_/g, ''));
   return text;
 }
 
@@ -46,8 +46,8 @@ function resolvePlain(text: string): unknown {
   if (YAML11_TRUE.has(text)) return true;
   if (YAML11_FALSE.has(text)) return false;
   const c = text.charCodeAt(0);
-  // digits, '+', '-', '.', and 'e'/'E' (yaml 1.1's float pattern accepts `e0`, `E+5`)
-  if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46 || c === 101 || c === 69) return resolveNumber(text);
+  // digits, '+', '-', '.': what a number starts with (`e0` is a string, as in Go: yaml11.ts)
+  if ((c >= 48 && c <= 57) || c === 43 || c === 45 || c === 46) return resolveNumber(text);
   return text;
 }
 

@@ -1,5 +1,6 @@
 /** The baremetal-krm KRM runtime: what every function imports. */
 export { KubeObject, KrmError, ANN, EMIT_OPTIONS, type Path, type ResourceRef, type Json } from './kube-object.js';
+export { headerProblems, type HeaderProblem } from './header.js';
 export { Context, GENERATED_BY, LOCATION_ANNOTATION, type Desired, type ReconcileOptions } from './context.js';
 export { Results, formatLine, formatResult, type FindingLine, type Result, type Severity, type ResultOptions } from './results.js';
 export {

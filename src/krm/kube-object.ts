@@ -9,6 +9,7 @@ import { dotted, intern, isRecord, sameData } from './data.js';
 import { emitLikeYaml } from './emit.js';
 import { parsedFieldLines } from './field-lines.js';
 import { fastLoad } from './fast-yaml.js';
+import { type HeaderProblem, headerProblems } from './header.js';
 import { stringifyJson, writtenNumbers } from './json-scan.js';
 import { PARSE_OPTIONS, writeTags, yamlLib } from './lazy.js';
 import { dedentItem, endsLine, headerEnd, indentItem } from './scan.js';
@@ -60,6 +61,8 @@ class Rare {
   context: (() => unknown) | undefined = undefined;
   foreignAliases: string[] | undefined = undefined;
   readWhole = false;
+  /** what is wrong with the header (header.ts), when anything is */
+  headerProblems: readonly HeaderProblem[] | undefined = undefined;
   /** why the item is written anew rather than patched line by line (the first reason), and whether from its data */
   rewrite: { why: string; fromData: boolean } | undefined = undefined;
 }
@@ -127,6 +130,8 @@ function typeName(v: unknown): string {
 }
 
 const DOCUMENT_START = '---\n';
+
+const NO_PROBLEMS: readonly HeaderProblem[] = Object.freeze([]);
 
 export class KubeObject {
   /** what stood before the item in its input (comment lines in a list, `---` in a stream) */
@@ -400,19 +405,54 @@ export class KubeObject {
     this.#apiVersion = typeof o.apiVersion === 'string' ? intern(o.apiVersion) : '';
     this.#kind = typeof o.kind === 'string' ? intern(o.kind) : '';
     this.#metadata = metadata;
+    const problems = headerProblems(o);
+    if (problems.length > 0 || this.#rare?.headerProblems) this.#more().headerProblems = problems.length > 0 ? problems : undefined;
     return metadata;
+  }
+
+  /**
+   * What is wrong with the header (header.ts: a field of the wrong type, apiVersion without
+   * kind...), each naming its field and the fix; empty when nothing is, or when the item has
+   * neither apiVersion nor kind (not a KRM resource). Throws KrmError when the item cannot be read.
+   */
+  get headerProblems(): readonly HeaderProblem[] {
+    this.#head();
+    return this.#rare?.headerProblems ?? NO_PROBLEMS;
+  }
+
+  /**
+   * A header problem as one message: the item (its id when the problem leaves its identity
+   * known, else `document 2 named x`), then what is wrong and the fix.
+   */
+  headerMessage(p: HeaderProblem, index?: number): string {
+    return `${this.identityKnown ? this.id : this.label(index)}: ${p.message}`;
+  }
+
+  /** Whether apiVersion, kind, namespace and name are what the header says (no header problem leaves them unknown). */
+  get identityKnown(): boolean {
+    return !this.headerProblems.some((p) => p.identity);
+  }
+
+  /**
+   * The item in messages: `items[3]` or `document 2`, and `named x` when its name is a string
+   * (its file is the result's). `index` is its position when the reader did not say it.
+   */
+  label(index?: number): string {
+    let name: unknown;
+    try {
+      name = this.#head().name;
+    } catch {
+      name = undefined;
+    }
+    const at = this.listIndex ?? index;
+    const which = this.where ?? (at !== undefined ? `items[${at}]` : 'an item');
+    return `${which}${typeof name === 'string' && name !== '' ? ` named ${name}` : ''}`;
   }
 
   /** Reads the header now (the whole item when `readWhole`): throws KrmError when the item cannot be read or is not a mapping. */
   check(): void {
     this.#head();
     if (this.readWhole) void this.data;
-  }
-
-  /** Whether the item has top-level apiVersion and kind strings (checked at input). */
-  get hasType(): { apiVersion: boolean; kind: boolean } {
-    this.check();
-    return { apiVersion: this.#apiVersion !== '', kind: this.#kind !== '' };
   }
 
   get apiVersion(): string {

@@ -11,6 +11,7 @@
 import { createRequire } from 'node:module';
 import { loadInstalled } from './install.js';
 import { NOT_PRINTABLE, printableQuoted } from './printable.js';
+import { YAML11_FLOAT, YAML11_FLOAT_EXP } from './yaml11.js';
 
 export function lazy<T>(thunk: () => T, specifier: string, importMetaUrl: string | undefined): () => T {
   let value: T | undefined;
@@ -55,10 +56,19 @@ export function writeTags(tags: YamlTags): YamlTags {
   );
 }
 
+/** A float tag of the `yaml` package's 1.1 schema, matching what Go reads as a float (yaml11.ts): `e0` and `.` stay strings. */
+function goFloat<T extends { format?: string; test?: RegExp }>(t: T): T {
+  if (t.format === 'EXP') return { ...t, test: YAML11_FLOAT_EXP };
+  if (!t.test || t.test.test('.nan')) return t; // .inf and .nan, as they are
+  return { ...t, test: YAML11_FLOAT };
+}
+
 /** The tags of the yaml-1.1 schema as we read it (see PARSE_OPTIONS), and write a parsed Document with. */
 function readTags(tags: YamlTags): YamlTags {
   return writeTags(
-    tags.filter((t) => typeof t !== 'object' || ((t as { format?: string }).format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp')),
+    tags
+      .filter((t) => typeof t !== 'object' || ((t as { format?: string }).format !== 'TIME' && t.tag !== 'tag:yaml.org,2002:timestamp'))
+      .map((t) => (typeof t === 'object' && t.tag === 'tag:yaml.org,2002:float' ? goFloat(t) : t)),
   );
 }
 

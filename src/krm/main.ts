@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type PackageFile, packageFiles, sinkResourceList, sourceResourceList } from './local-package.js';
 import { KrmError, type KubeObject } from './kube-object.js';
+import type { HeaderProblem } from './header.js';
 import { Context } from './context.js';
 import { joinChunks, type OutputChunk, readInput, writeOutputChunks, type ParsedInput } from './resource-list.js';
 import {
@@ -166,32 +167,33 @@ const KUSTOMIZATION_FILE = /(?:^|\/)(?:kustomization\.ya?ml|Kustomization)$/;
 
 /**
  * Every input item must be readable and a mapping: an error otherwise, and the function does
- * not run (returns false). An item without apiVersion and kind is not a KRM resource: kpt and
- * kustomize pass such files (a kustomization.yaml) through functions, so it is only named
- * (info; nothing for a kustomization file); one with only one of them is likely a typo (warning).
+ * not run (returns false). A header that is wrong (header.ts: a field of the wrong type, kind
+ * without apiVersion...) is an error naming the item, field and fix; the function runs on the
+ * others and passes the item through untouched. An item without apiVersion and kind is not a
+ * KRM resource: kpt and kustomize pass such files (a kustomization.yaml) through functions, so
+ * it is only named (info; nothing for a kustomization file).
  */
 function checkItems(items: readonly KubeObject[], results: Results): boolean {
   let readable = true;
   for (const [i, o] of items.entries()) {
-    let type: { apiVersion: boolean; kind: boolean };
+    let problems: readonly HeaderProblem[];
     try {
-      type = o.hasType;
+      o.check();
+      problems = o.headerProblems;
     } catch (e) {
       if (!(e instanceof KrmError)) throw e;
       results.error(e.message, { rule: 'input' });
       readable = false;
       continue;
     }
-    if (type.apiVersion && type.kind) continue;
-    const file = o.file()?.path;
-    if (!type.apiVersion && !type.kind && file && KUSTOMIZATION_FILE.test(file)) continue;
-    const which = `${o.where ?? `items[${o.listIndex ?? i}]`}${file ? ` (${file})` : ''}${o.name ? ` named ${o.name}` : ''}`;
-    if (!type.apiVersion && !type.kind)
-      results.info(`${which} has no apiVersion and kind: not a KRM resource; passed through as it is`, { rule: 'input' });
-    else
-      results.warning(`${which} has no ${type.apiVersion ? 'kind' : 'apiVersion'}: a KRM resource needs apiVersion and kind`, {
-        rule: 'input',
-      });
+    const file = o.file();
+    // the field's line in the input; an item kpt read from a file has lines there the function cannot count
+    const object = o.identityKnown ? o : undefined;
+    for (const p of problems)
+      results.error(o.headerMessage(p, i), { rule: 'input', object, field: p.field, file, line: file ? undefined : o.lineOf(p.path) });
+    if (problems.length > 0 || o.apiVersion || o.kind) continue;
+    if (file && KUSTOMIZATION_FILE.test(file.path)) continue;
+    results.info(`${o.label(i)} has no apiVersion and kind: not a KRM resource; passed through as it is`, { rule: 'input', file });
   }
   return readable;
 }

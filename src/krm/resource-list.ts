@@ -11,6 +11,7 @@ import { plainYamlItems } from './emit.js';
 import { type JsonObjectScan, memberValue, scanJsonObject } from './json-scan.js';
 import { escapeNotPrintable } from './printable.js';
 import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
+import { typeOf } from './header.js';
 import { yamlLib } from './lazy.js';
 import type { Result } from './results.js';
 import { dedentItem, endsLine, hasAliasTokens, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
@@ -250,7 +251,8 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
   if (!doc || !Y.isMap(doc.contents)) throw new KrmError(NO_ITEMS);
   const whole = composedData(read, doc) as Record<string, unknown>;
   const itemsNode = doc.contents.get('items', true);
-  if (!Y.isSeq(itemsNode) && whole.items !== null) throw new KrmError(NO_ITEMS);
+  // a ResourceList needs items (null for none); a List without items has none
+  if (!Y.isSeq(itemsNode) && whole.items !== null && !(kind === 'List' && whole.items === undefined)) throw new KrmError(NO_ITEMS);
   const data = (whole.items ?? []) as unknown[];
   const items = (Y.isSeq(itemsNode) ? itemsNode.items : []).map((node, i) => {
     const range = (node as { range?: number[] } | null)?.range;
@@ -473,6 +475,23 @@ function withEdits(text: string, edits: Edit[], close: number): { kept: string; 
   return { kept: parts.join(''), close: close + shift };
 }
 
+/**
+ * Whether a JSON `kind: List` is a list: its items an array, null or absent (none, as kubectl
+ * reads it); items of another type are an input error. False when the member does not read
+ * (the item then reports it).
+ */
+function jsonListItems(text: string, scan: JsonObjectScan): boolean {
+  if (scan.items) return true;
+  let items: unknown;
+  try {
+    items = memberValue(text, scan, 'items');
+  } catch {
+    return false;
+  }
+  if (items === null || items === undefined) return true;
+  throw new KrmError(`the input is a List whose items is ${typeOf(items)}, not a list: write items as a list of resources ([] for none)`);
+}
+
 function readJson(text: string, scan: JsonObjectScan): ParsedInput | undefined {
   let kind: unknown;
   try {
@@ -491,7 +510,7 @@ function readJson(text: string, scan: JsonObjectScan): ParsedInput | undefined {
       layout: { kind: 'list', list, lead: '', tail: '' },
     };
   }
-  const unit = kind === 'List' && scan.items ? jsonList(text, scan, 'List') : KubeObject.fromNode(text, 'json');
+  const unit = kind === 'List' && jsonListItems(text, scan) ? jsonList(text, scan, 'List') : KubeObject.fromNode(text, 'json');
   if (unit instanceof KubeObject) {
     unit.where = 'the input';
     unit.inputLine = 1;
@@ -528,12 +547,16 @@ function streamUnit(body: string, lead: string, line: number, index: number): Ku
   } catch {
     return o; // unreadable: reported when the items are checked
   }
-  if (kind === 'List' && Array.isArray(o.data.items)) {
-    const list = parsedList(body, 'List', line);
-    streamLeads.set(list, lead);
-    return list;
-  }
-  return o;
+  if (kind !== 'List') return o;
+  // a List is its items, none when it has none (kubectl reads `items: null` and no items as empty)
+  const items = o.data.items;
+  if (!Array.isArray(items) && items !== null && items !== undefined)
+    throw new KrmError(
+      `document ${index + 1} (line ${line}) is a List whose items is ${typeOf(items)}, not a list: write items: as a list of resources (items: [] for none)`,
+    );
+  const list = parsedList(body, 'List', line);
+  streamLeads.set(list, lead);
+  return list;
 }
 
 /** Parses function input. Throws KrmError with a position for malformed input. */
@@ -605,8 +628,21 @@ function writeStream(layout: Extract<Layout, { kind: 'stream' }>, items: KubeObj
     last = text;
     first = false;
   };
+  // a List that came with no items holds nothing a function could have taken: it goes out as it
+  // came, before the first item of a later document (or at the end)
+  const empties = emptyLists(layout.units);
+  const writeEmpties = (before: number): void => {
+    while (empties.length > 0 && empties[0]!.at < before) {
+      const { list } = empties.shift()!;
+      const chunks: OutputChunk[] = [];
+      list.write([], undefined, { chunks, notes: out.notes });
+      emit(streamLeads.get(list) ?? '', joinChunks(chunks), false);
+    }
+  };
+  const unitAt = empties.length > 0 ? new Map(layout.units.map((u, i) => [u, i])) : undefined;
   for (const o of items) {
     const list = lists.has(o.container) ? (o.container as ListDoc) : undefined;
+    if (unitAt) writeEmpties(unitAt.get(list ?? o) ?? -1);
     if (list) {
       const g = groups.get(list);
       if (!g) continue;
@@ -621,10 +657,20 @@ function writeStream(layout: Extract<Layout, { kind: 'stream' }>, items: KubeObj
       o.form === 'json' ? o.jsonText('') + (o.changed ? '\n' : '') : !o.changed && o.form === 'doc' ? o.original! : o.documentText();
     emit(o.container === undefined && o.form !== 'entry' ? o.lead : '', text, o.changed);
   }
+  writeEmpties(Number.POSITIVE_INFINITY);
   if (layout.tail) {
     if (!endsLine(last)) out.chunks.push('\n');
     out.chunks.push(layout.tail);
   }
+}
+
+/** The stream's List documents that came with no items, with their position among its documents. */
+function emptyLists(units: readonly (KubeObject | ListDoc)[]): { list: ListDoc; at: number }[] {
+  const out: { list: ListDoc; at: number }[] = [];
+  units.forEach((u, at) => {
+    if (!(u instanceof KubeObject) && u.items.length === 0) out.push({ list: u, at });
+  });
+  return out;
 }
 
 /** What stood before a list document of a stream (`---` lines, comments). */

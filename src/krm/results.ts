@@ -26,6 +26,8 @@ export interface ResultOptions {
   tags?: Record<string, string>;
   /** 1-based line in the file, when known */
   line?: number;
+  /** the file the result is about, when there is no object (or its identity cannot be read) */
+  file?: { path: string; index?: number };
 }
 
 /**
@@ -52,6 +54,7 @@ export class Results {
       if (at.ref) r.resourceRef = at.ref;
       if (at.file) r.file = at.file;
     }
+    if (opts.file && !r.file) r.file = opts.file;
     if (opts.field) r.field = { path: opts.field };
     const tags: Record<string, string> = { ...(opts.tags ?? {}) };
     if (opts.rule) tags.rule = opts.rule;

@@ -16,6 +16,16 @@ export const YAML11_SPECIAL_FLOAT: ReadonlySet<string> = new Set(
   ['.nan', '.NaN', '.NAN'].concat(...['', '+', '-'].map((sign) => ['.inf', '.Inf', '.INF'].map((w) => sign + w))),
 );
 
+/**
+ * Plain scalars YAML 1.1 reads as floats, with an exponent and without. The mantissa holds a
+ * digit, as in Go's yaml.v2 (`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`, on the
+ * text without `_`): the `yaml` package's 1.1 patterns also match `e0`, `E5`, `-e1` and `.`,
+ * which it then reads as NaN (a ConfigMap named e0 would be named NaN). PARSE_OPTIONS gives
+ * `yaml` these; the fast reader resolves with them.
+ */
+export const YAML11_FLOAT_EXP = /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]*[0-9][0-9_]*)[eE][-+]?[0-9]+$/;
+export const YAML11_FLOAT = /^[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9_]*[0-9][0-9_]*)$/;
+
 /** Booleans only for YAML 1.1 (`yes`, `on`, `y` ...): YAML 1.2 readers take them as strings. */
 export const YAML11_ONLY_BOOL: ReadonlySet<string> = new Set(
   [...YAML11_TRUE, ...YAML11_FALSE].filter((w) => !/^(?:true|True|TRUE|false|False|FALSE)$/.test(w)),

@@ -2,9 +2,10 @@
  * `baremetal-krm report <site>...`: one report across many sites. `reportMain(argv)` returns the
  * exit code: 0, 1 when a --fail-on threshold is broken, 2 on a usage or input error.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Redactor } from '../secrets/redact.js';
-import { InstallError, loadYaml } from '../krm/index.js';
+import { InstallError, KrmError, loadYaml } from '../krm/index.js';
+import { fileErrorText, readRegularFile } from '../cli/files.js';
 import type { IntentValidateSpec } from '../validate/analyse.js';
 import validateIntentSpec from '../validate/generated/spec.validate.js';
 import validateConfig from './generated/config.validate.js';
@@ -54,7 +55,8 @@ Options:
   --config FILE                      a CrossSiteReport document (see src/report/README.md)
   --max-rows N                       rows per table in the text output (default 25, 0: all)
 
-Exit codes: 0 done, 1 a --fail-on threshold is broken, 2 bad arguments or unreadable site.
+Exit codes: 0 done, 1 a --fail-on threshold is broken, 2 bad arguments, or a site that cannot be
+read or holds no KRM object (empty files, a wrong path).
 `;
 
 const WITH_VALUE = ['format', 'output', 'reference', 'fail-on', 'now', 'warn-days', 'role-label', 'ignore', 'config', 'max-rows'];
@@ -71,10 +73,14 @@ interface ConfigSpec {
 export function readConfig(path: string): ConfigSpec {
   let doc: unknown;
   try {
-    doc = loadYaml(readFileSync(path, 'utf8'));
+    const r = readRegularFile(path);
+    if ('skip' in r) throw new KrmError(`${r.skip}, not a regular file`);
+    doc = loadYaml(r.text);
   } catch (e) {
     if (e instanceof InstallError) throw e; // a broken install, not this input's problem
-    throw new UsageError(`--config ${path}: ${(e as Error).message.split('\n')[0]}`);
+    const why =
+      e instanceof KrmError || !(e as NodeJS.ErrnoException).code ? (e as Error).message : fileErrorText(e as NodeJS.ErrnoException);
+    throw new UsageError(`--config ${path}: ${why.split('\n')[0]}`);
   }
   const d = doc as { apiVersion?: unknown; kind?: unknown; spec?: unknown } | null;
   if (!d || d.kind !== REPORT_KIND || d.apiVersion !== REPORT_API_VERSION)
@@ -143,6 +149,8 @@ export async function reportMain(
       );
     if (format === 'artifact' && (args.positional.length !== 1 || args.flag('merge')))
       throw new UsageError("--format artifact takes exactly one site (an artifact is one site's slice of the report)");
+    if (one('role-label') === '')
+      throw new UsageError("--role-label: give the label key that names a host's role (e.g. airshipit.org/k8s-role)");
     const nowText = one('now') ?? process.env.BAREMETAL_KRM_NOW ?? cfg.intent?.now ?? new Date().toISOString();
     if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(nowText) || Number.isNaN(Date.parse(nowText)))
       throw new UsageError(`--now ${nowText}: use an RFC 3339 time such as 2024-01-31T00:00:00Z`);
@@ -187,7 +195,7 @@ export async function reportMain(
       const { name, path } = parseSiteArg(a);
       if (names.has(name)) throw new SiteError(`two sites are named ${name}: name them with NAME=PATH (e.g. ${name}-2=${path})`);
       names.add(name);
-      sites.push(loadSite(name, path));
+      sites.push(nonEmpty(loadSite(name, path)));
     }
   } catch (e) {
     if (e instanceof SiteError) {
@@ -239,6 +247,16 @@ function finish(
   const broken = report.thresholds.filter((t) => t.broken);
   for (const t of broken) err(`baremetal-krm report: threshold broken: --fail-on ${t.name} (${t.count})\n`);
   return broken.length ? 1 : 0;
+}
+
+/**
+ * The site, when it holds a KRM object: a report of none (empty files, a wrong path in CI) would
+ * pass any --fail-on threshold while reporting nothing. What was skipped says why.
+ */
+function nonEmpty(site: Site): Site {
+  if (site.objects.length > 0) return site;
+  const skipped = site.skipped.map((s) => `\n  ${s}`).join('') || ' (its YAML files hold no document, or only Lists with no items)';
+  throw new SiteError(`site ${site.name}: ${site.source} holds no KRM object (apiVersion and kind): nothing to report${skipped}`);
 }
 
 function addSiteCredentials(secrets: Redactor, o: Site['objects'][number]): void {

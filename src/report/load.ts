@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
-import { formatLine, KrmError, type KubeObject, sameData } from '../krm/index.js';
+import { formatLine, type HeaderProblem, KrmError, type KubeObject, sameData } from '../krm/index.js';
 import { type FileObject, fileObjects, readRegularFile } from '../cli/files.js';
 import { followFluxPaths } from '../gitops/flux-paths.js';
 
@@ -20,11 +20,11 @@ export interface Site {
   objects: KubeObject[];
   /** object -> file relative to the site (absent for kustomize output) */
   files: Map<KubeObject, string>;
-  /** documents that are not KRM objects or do not parse, and files not read, as `file:line: message` */
+  /** documents that are not KRM objects, do not parse or whose identity cannot be read, and files not read, as `file:line: message` */
   skipped: string[];
-  /** how many of `skipped` could not be read (bad YAML, not UTF-8, too large): errors for `--fail-on errors` */
+  /** input errors (documents not read: bad YAML, not UTF-8, too large, a wrong header): errors for `--fail-on errors` */
   unreadable: number;
-  /** what the reader merged or could not merge: identical copies counted once, conflicting copies */
+  /** what the reader merged or could not merge (identical copies counted once, conflicting copies), and errors in objects it keeps (a label of the wrong type) */
   notes: string[];
 }
 
@@ -58,6 +58,12 @@ function skip(site: Site, file: string | undefined, line: number | undefined, me
   if (unreadable) site.unreadable++;
 }
 
+/** An input error in an object the report keeps (a label of the wrong type): an error, counted for `--fail-on errors`. */
+function inputError(site: Site, file: string | undefined, line: number | undefined, message: string): void {
+  site.notes.push(formatLine({ file: shownPath(site, file), line, severity: 'error', message, rule: 'input' }));
+  site.unreadable++;
+}
+
 /** The items of a file's text (ResourceList and List files unwrapped), as the functions read them. */
 function addStream(site: Site, text: string, file: string | undefined, lazy: boolean): void {
   let items: FileObject[];
@@ -69,11 +75,12 @@ function addStream(site: Site, text: string, file: string | undefined, lazy: boo
     return;
   }
   for (const { object: o, line } of items) {
+    let problems: readonly HeaderProblem[];
     try {
       // parse now: a broken document is reported once, here, not deep inside a rule (lazy
       // readers, the plan, parse only what they compare and then say which document is broken)
       if (!lazy) void o.data;
-      else void o.kind;
+      problems = o.headerProblems;
     } catch (e) {
       if (!(e instanceof KrmError)) throw e;
       const msg = e.message.split('\n')[0]!;
@@ -82,6 +89,12 @@ function addStream(site: Site, text: string, file: string | undefined, lazy: boo
       else skip(site, file, line, `does not parse as YAML (${msg})`, true);
       continue;
     }
+    // a wrong header is an error (counted for --fail-on errors); an item whose identity it leaves unknown is skipped
+    for (const p of problems) {
+      if (o.identityKnown) inputError(site, file, o.lineOf(p.path) ?? line, o.headerMessage(p));
+      else skip(site, file, o.lineOf(p.path) ?? line, o.headerMessage(p), true);
+    }
+    if (!o.identityKnown) continue;
     if (!o.kind || !o.apiVersion) {
       skip(site, file, line, 'not a KRM object (no apiVersion/kind)');
       continue;

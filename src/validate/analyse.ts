@@ -8,7 +8,7 @@
  * pass on those records, through indexes: the work is linear in the input. Nothing is printed,
  * nothing is changed, secret values are never kept or quoted.
  */
-import { collectGarbage, type KubeObject } from '../krm/index.js';
+import { collectGarbage, type HeaderProblem, KrmError, type KubeObject } from '../krm/index.js';
 import { analysisHead, type RuleContext as Context, RuleContext, type RuleFamily, readTree } from './context.js';
 import { CapacityRules } from './rules/capacity.js';
 import { ContentRules } from './rules/content.js';
@@ -18,7 +18,7 @@ import { HostRules } from './rules/hosts.js';
 import { IdentityRules } from './rules/identity.js';
 import { PhaseRules } from './rules/phases.js';
 import { SchemaRules } from './rules/schema.js';
-import type { AnalyseOptions, Analysis, IntentValidateSpec } from './types.js';
+import type { AnalyseOptions, Analysis, Finding, IntentValidateSpec } from './types.js';
 
 export type { AnalyseOptions, Analysis, Finding, HostFact, IntentValidateSpec } from './types.js';
 
@@ -48,7 +48,28 @@ function configFinding(ctx: Context): void {
   });
 }
 
-/** Runs every rule. Pure: nothing is printed, nothing is changed. */
+/** What is wrong with the item's header (a field of the wrong type, kind without apiVersion ...). */
+function headerProblemsOf(o: KubeObject): readonly HeaderProblem[] {
+  try {
+    return o.headerProblems;
+  } catch (e) {
+    if (e instanceof KrmError) return []; // read as a tree already: the header reads too
+    throw e;
+  }
+}
+
+/** Removes the findings (of the schema rule, in practice) on header fields the reader already named. */
+function dropRepeated(findings: Finding[], said: Map<KubeObject, readonly HeaderProblem[]>): void {
+  const repeats = (f: Finding): boolean => {
+    const problems = f.object && f.field !== undefined ? said.get(f.object) : undefined;
+    return problems?.some((p) => f.field === p.field || f.field!.startsWith(`${p.field}.`)) ?? false;
+  };
+  let kept = 0;
+  for (const f of findings) if (!repeats(f)) findings[kept++] = f;
+  findings.length = kept;
+}
+
+/** Runs every rule. Pure: nothing is printed, nothing is changed. Items with a wrong header are skipped (their reader reports them). */
 export async function analyse(
   objects: readonly KubeObject[],
   spec: IntentValidateSpec = {},
@@ -71,6 +92,7 @@ export async function analyse(
     content,
     capacity,
   ];
+  const saidOnHeader = new Map<KubeObject, readonly HeaderProblem[]>();
   for (const o of ctx.objects) {
     const { tree, error } = readTree(o);
     ctx.count('items read');
@@ -81,6 +103,12 @@ export async function analyse(
       else ctx.findings.push({ rule: 'input', severity: 'error', message, object: o });
       continue;
     }
+    // a wrong header is reported once by whoever read the item (the function runtime, the CLI,
+    // the report's loader: KubeObject.headerProblems): an item whose identity it leaves unknown
+    // is not analysed (rules would key it wrongly), and no rule repeats a problem it names
+    const problems = headerProblemsOf(o);
+    if (problems.some((p) => p.identity)) continue;
+    if (problems.length > 0) saidOnHeader.set(o, problems);
     const { head, shared } = analysisHead(o, tree);
     if (head.kind === 'Kptfile' && head.group === 'kpt.dev') continue;
     ctx.index(o, head, shared);
@@ -90,6 +118,7 @@ export async function analyse(
     for (const f of families) f.visit?.(o, head, tree);
   }
   ctx.visiting(undefined);
+  if (saidOnHeader.size > 0) dropRepeated(ctx.findings, saidOnHeader);
   if (ctx.objects.length >= LARGE_ANALYSIS) collectGarbage();
   for (const f of families) await f.finish?.();
   const counts = { error: 0, warning: 0, info: 0 };

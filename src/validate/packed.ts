@@ -16,6 +16,8 @@ const packedNames = new Set(PACKED_NAMES);
 
 /** Set by the build's code-cache run (scripts/code-cache.cjs): the scripts compiled, by the path of their cache. */
 const CODE_CACHE_RUN = Symbol.for('baremetal-krm.code-cache-run');
+/** Set by a bundle's launcher (scripts/build.mjs): its reader of install files. */
+const READ_INSTALL_FILE = Symbol.for('baremetal-krm.read-install-file');
 
 type ModuleFunction = (module: { exports: unknown }, exports: unknown, require: (id: string) => unknown) => void;
 
@@ -25,16 +27,35 @@ type ModuleFunction = (module: { exports: unknown }, exports: unknown, require: 
  * and the source is then compiled as usual.
  */
 function compileModule(path: string): ModuleFunction {
+  // the source first: the cache's bytes are in the shared buffer until the next read
+  const text = loadInstalled(() => readInstallFile(path).toString('latin1'));
   let cachedData: Buffer | undefined;
   try {
-    cachedData = readFileSync(`${path}.cache`);
+    cachedData = readInstallFile(`${path}.cache`);
   } catch {
     // no cache: compile
   }
-  const source = `(function (module, exports, require) {${loadInstalled(() => readFileSync(path, 'utf8'))}\n})`;
-  const script = new Script(source, { filename: `dist/lazy/validate/${basename(path)}`, cachedData });
+  // V8 reads cachedData while compiling, before the next read reuses the launcher's buffer
+  const script = new Script(`(function (module, exports, require) {${text}\n})`, {
+    filename: `dist/lazy/validate/${basename(path)}`,
+    cachedData,
+  });
   (globalThis as { [CODE_CACHE_RUN]?: Map<string, Script> })[CODE_CACHE_RUN]?.set(`${path}.cache`, script);
+  if (process.env.BAREMETAL_KRM_CODE_CACHE === 'report')
+    process.stderr.write(
+      `${basename(path)}: code cache ${cachedData === undefined ? 'missing' : script.cachedDataRejected ? 'rejected' : 'used'}\n`,
+    );
   return script.runInThisContext() as ModuleFunction;
+}
+
+/**
+ * The launcher's reader of install files (scripts/build.mjs): one buffer reused for every read, as
+ * fresh memory costs a page fault per page; outside a bundle (tests), a plain read. The sources
+ * are ASCII (esbuild writes them so), read as latin1.
+ */
+function readInstallFile(path: string): Buffer {
+  const shared = (globalThis as { [READ_INSTALL_FILE]?: (path: string) => Buffer })[READ_INSTALL_FILE];
+  return shared ? shared(path) : readFileSync(path);
 }
 
 /** Where the sources are: dist/lazy/validate beside a bundle (import.meta.url is '' there), else generated/packed. */

@@ -46,8 +46,7 @@ describe('npm package', () => {
         'LICENSE',
         'README.md',
         'package.json',
-        'dist/baremetal-krm.cjs',
-        ...FUNCTIONS.flatMap((f) => [`dist/${f}.cjs`, `dist/lib/${f}.js`, `dist/lib/${f}.cache`]),
+        ...['baremetal-krm', ...FUNCTIONS].flatMap((f) => [`dist/${f}.cjs`, `dist/lib/${f}.js`, `dist/lib/${f}.cache`]),
         ...listFiles(join(repoRoot, 'dist/lazy')).map((f) => `dist/lazy/${f}`),
       ].sort(),
     );

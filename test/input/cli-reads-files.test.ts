@@ -52,12 +52,12 @@ describe('validate reads regular files only', () => {
     writeFileSync(nul, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  k: a\u0000b\n');
     const r = await validate([join(dir, 'big')]);
     expect(r.code).toBe(1);
-    expect(r.err).toContain(`error: ${big}: larger than 256 MiB: not read; split it [input]`);
+    expect(r.err).toContain(`${big}: error: larger than 256 MiB: not read; split it [input]`);
     expect(r.err).toContain(
-      `error: ${nul}: the file holds a character YAML does not allow at byte offset 63 (line 6, byte 7 of the line); U+0000 (NUL, a control character) is not allowed in YAML`,
+      `${nul}: error: the file holds a character YAML does not allow at byte offset 63 (line 6, byte 7 of the line); U+0000 (NUL, a control character) is not allowed in YAML`,
     );
     expect(r.err).toContain(
-      `error: ${latin1}: the file is not valid UTF-8: byte 0xE9 at byte offset 52 (line 4, byte 12 of the line); YAML is read as UTF-8: convert the file (e.g. iconv -f latin1 -t utf-8) [input]`,
+      `${latin1}: error: the file is not valid UTF-8: byte 0xE9 at byte offset 52 (line 4, byte 12 of the line); YAML is read as UTF-8: convert the file (e.g. iconv -f latin1 -t utf-8) [input]`,
     );
   });
 });
@@ -121,7 +121,9 @@ describe('documents that are not KRM objects', () => {
     expect(r.code).toBe(1);
     expect(r.err).toContain(`${file}:9: info: document 2 is not a mapping (it is a list): skipped, not a KRM object [input]`);
     expect(r.err).toContain(`${file}:12: info: document 3 has no apiVersion and kind: skipped, not a KRM object [input]`);
-    expect(r.err).toContain(`${file}:14: error: document 4 has kind but no apiVersion: every KRM resource needs both [input]`);
+    expect(r.err).toContain(
+      `${file}:14: error: document 4 named half: apiVersion is missing (the item has kind: every KRM resource needs both): `,
+    );
     expect(r.err).toMatch(new RegExp(`${file}:18: error: document 5 is not valid YAML at line 19, column 1: `));
   });
 });

@@ -93,7 +93,7 @@ describe('crashes become one positioned input error', () => {
   it(`nesting up to the limit (${MAX_DEPTH} collections) is read, one more is not`, async () => {
     /** a ConfigMap whose collections nest `levels` deep (the root mapping is level 1) */
     const nested = (levels: number): string => {
-      let doc = cm('n', 'data:\n');
+      let doc = cm('deep', 'data:\n');
       for (let i = 1; i <= levels - 2; i++) doc += `${' '.repeat(2 * i)}k:\n`;
       return doc + `${' '.repeat(2 * (levels - 1))}v: 1\n`;
     };
@@ -203,14 +203,16 @@ describe('items that are not KRM resources', () => {
       'error items[0] is not a mapping (it is a list): a KRM resource is a mapping with apiVersion, kind and metadata',
       'info items[1] named x has no apiVersion and kind: not a KRM resource; passed through as it is',
     ]);
-    // half a type is likely a typo; a kustomization.yaml (kpt passes it through functions) is expected
+    // half a type is an error naming the field (test/input/header-types.test.ts has every wrong header); a
+    // kustomization.yaml (kpt passes it through functions) is expected
     const kustomization = 'resources: [a.yaml]\nmetadata:\n  annotations:\n    config.kubernetes.io/path: site/kustomization.yaml\n';
     const s = await runFunction(
       intentValidate as typeof identity,
       resourceList(['kind: ConfigMap\nmetadata:\n  name: web\n', kustomization]),
     );
-    expect(s.results.filter((x) => x.tags?.rule === 'input').map((e) => `${e.severity} ${e.message}`)).toEqual([
-      'warning items[0] named web has no apiVersion: a KRM resource needs apiVersion and kind',
+    expect(s.exitCode).toBe(1);
+    expect(s.results.filter((x) => x.tags?.rule === 'input').map((e) => `${e.severity} ${e.field?.path}: ${e.message}`)).toEqual([
+      'error apiVersion: items[0] named web: apiVersion is missing (the item has kind: every KRM resource needs both): write group/version as a string, e.g. apiVersion: metal3.io/v1alpha1 (v1 for core kinds)',
     ]);
   });
 });
