@@ -126,7 +126,7 @@ class Converter {
       if (a === OPEN)
         this.fail(
           node,
-          `alias *${node.source} stands inside the value its anchor &${node.source} names (a value that contains itself): kubectl and kustomize refuse it too`,
+          `alias *${node.source} stands inside the value its anchor &${node.source} names (a value that contains itself): kubectl and kustomize cannot read it either`,
           'RECURSIVE_ALIAS',
         );
       this.count += a.size;
