@@ -3,11 +3,12 @@
  * means what it means to a function: a ResourceList file or a `kind: List` (what `kubectl get
  * -o yaml` writes) is its items, JSON is JSON, and each item knows its file and first line for
  * `file:line` messages. Only regular files are read (a FIFO would hang, /dev/zero never ends),
- * at most MAX_INPUT_BYTES each, and bytes that are not UTF-8 are an error, never replaced.
+ * at most MAX_INPUT_BYTES each, and bytes that are not UTF-8 are an error, never replaced, as
+ * is a character YAML does not allow (a NUL: go-yaml refuses the file).
  */
 import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
 import {
-  decodeUtf8,
+  decodeYamlText,
   KrmError,
   type KubeObject,
   MAX_INPUT_BYTES,
@@ -65,7 +66,7 @@ export function readRegularFile(path: string): { text: string } | { skip: string
     const st = fstatSync(fd);
     if (!st.isFile()) return { skip: specialKind(st) };
     if (st.size > MAX_INPUT_BYTES) throw new KrmError(`larger than ${MAX_INPUT_BYTES / 1024 / 1024} MiB: not read; split it`);
-    return { text: decodeUtf8(readAllBytes(fd, path), 'the file') };
+    return { text: decodeYamlText(readAllBytes(fd, path), 'the file') };
   } finally {
     closeSync(fd);
   }
@@ -132,7 +133,7 @@ export function readYamlFiles(paths: string[], readStdin: () => Uint8Array = () 
   const out: ReadFiles = { files: [], empty: [], skipped: [], errors: [], size: 0 };
   for (const path of paths) {
     try {
-      const r = path === STDIN ? { text: decodeUtf8(readStdin(), 'stdin') } : readRegularFile(path);
+      const r = path === STDIN ? { text: decodeYamlText(readStdin(), 'stdin') } : readRegularFile(path);
       if ('skip' in r) out.skipped.push(`${path}: ${r.skip}, not a regular file: not read`);
       else {
         out.size += r.text.length;

@@ -1,8 +1,9 @@
 /** Edits keep the rest of an item's text right: block scalars, quoted keys, null parents, generated indexes. */
 import { describe, expect, it } from 'vitest';
 import { Context } from './context.js';
-import { KubeObject } from './kube-object.js';
+import { KrmError, KubeObject } from './kube-object.js';
 import { PARSE_OPTIONS, yamlLib } from './lazy.js';
+import { type FunctionDefinition, runFunction } from './main.js';
 import { readInput, writeOutput } from './resource-list.js';
 import { indentItem } from './scan.js';
 
@@ -91,5 +92,90 @@ describe('edits in place', () => {
     const n = KubeObject.fromListEntry(indentItem(cm('a', '').replace('name: a\n', 'name: a\n  annotations:\n    x: 1\n'), 0), 0);
     n.setAnnotation('x', '1');
     expect(n.get('metadata.annotations.x')).toBe('1');
+  });
+});
+
+describe('an item written anew is named, with why (one info result)', () => {
+  /** A function that applies `edit` to every resource, then optionally fails. */
+  const editing = (edit: (o: KubeObject) => void, fail = false): FunctionDefinition<unknown> => ({
+    name: 'edit-test',
+    configKind: 'EditTest',
+    summary: 'edits',
+    specSchema: {},
+    validateSpec: Object.assign(() => true, { errors: null }),
+    run(ctx) {
+      for (const o of ctx.resources()) edit(o);
+      if (fail) throw new KrmError('failed after editing');
+    },
+  });
+  const withPath = (doc: string): string =>
+    doc.replace(/name: (\w+)\n/, 'name: $1\n  annotations:\n    config.kubernetes.io/path: cm/$1.yaml\n');
+  const rewrites = (r: { results: { message: string }[] }) => r.results.filter((x) => / written (anew|from its data)/.test(x.message));
+
+  it('an edit patched in place says nothing; one through the yaml Document or from data says which item and why, once', async () => {
+    const block = withPath(cm('block', 'data: # kept\n  k: v\n'));
+    const flow = cm('flow', 'data: {k: v}\n').replace(
+      'metadata:\n  name: flow\n',
+      'metadata: {name: flow, annotations: {config.kubernetes.io/path: cm/flow.yaml}}\n',
+    );
+    const anchored = withPath(cm('anchored', 'data:\n  k: &v v\n  copy: *v\n'));
+    const r = await runFunction(
+      editing((o) => {
+        o.setAnnotation('team', 'metal');
+        o.set('data.k', 'w');
+        o.setAnnotation('again', 'x'); // a second edit: still one result
+      }),
+      list(block, flow, anchored),
+    );
+    expect(r.exitCode).toBe(0);
+    expect(rewrites(r)).toEqual([
+      {
+        message:
+          'ConfigMap/flow: written anew by the YAML library (comments kept, layout normalised) to set metadata.annotations.team: metadata is written in flow style (or has an anchor, a tag, a scalar value)',
+        severity: 'info',
+        resourceRef: { apiVersion: 'v1', kind: 'ConfigMap', name: 'flow' },
+        file: { path: 'cm/flow.yaml' },
+        tags: { rule: 'input' },
+      },
+      expect.objectContaining({
+        message:
+          'ConfigMap/anchored: written anew by the YAML library (comments kept, layout normalised) to set data.k: its old value has an anchor',
+        file: { path: 'cm/anchored.yaml' },
+      }),
+    ]);
+    expect(r.output).toContain('  data: # kept\n    k: w\n'); // the block item: patched in place
+    // a deletion, a structural edit, a list value: said too
+    for (const [edit, why] of [
+      [(o: KubeObject) => o.delete('data.k'), 'to delete data.k (a deletion is not made line by line)'],
+      [(o: KubeObject) => o.edit((d) => d.setIn(['data', 'n'], 1)), 'for a structural edit'],
+      [(o: KubeObject) => o.set('data.list', ['a']), 'to set data.list: its new value is a list'],
+    ] as const) {
+      const e = await runFunction(editing(edit), list(block));
+      expect(rewrites(e).map((x) => x.message)).toEqual([
+        `ConfigMap/block: written anew by the YAML library (comments kept, layout normalised) ${why}`,
+      ]);
+    }
+  });
+
+  it('nothing is said of new items, of generated items updated from their data, or of edits a failed run threw away', async () => {
+    const generating: FunctionDefinition<unknown> = {
+      ...editing(() => undefined),
+      run(ctx) {
+        ctx.reconcile('gen/x', [
+          { data: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'g' }, data: { n: String(ctx.items.length) } } },
+        ]);
+      },
+    };
+    const first = await runFunction(generating, list(cm('a')));
+    expect(rewrites(first)).toEqual([]);
+    const again = await runFunction(generating, first.output); // two items in now: the generated one is updated from its data
+    expect(readInput(again.output).items[1]!.get('data.n')).toBe('2');
+    expect(rewrites(again)).toEqual([]);
+    const failed = await runFunction(
+      editing((o) => o.delete('metadata.name'), true),
+      list(cm('a')),
+    );
+    expect(failed.exitCode).toBe(1);
+    expect(rewrites(failed)).toEqual([]);
   });
 });

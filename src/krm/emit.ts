@@ -1,8 +1,9 @@
 /**
  * A small block-YAML writer for plain data (results, reports): strings are written plain
  * when no YAML reader could take them for anything else, else as JSON strings (valid YAML
- * double-quoted scalars). It saves loading the `yaml` package just to write results.
+ * double-quoted scalars, characters YAML does not allow escaped). It saves loading the `yaml` package just to write results.
  */
+import { printableQuoted } from './printable.js';
 import { isYaml11Word, wordsPattern, YAML11_FALSE, YAML11_NULL, YAML11_TRUE } from './yaml11.js';
 
 // YAML 1.1 words for booleans and null, and `e0`/`E+5`, which the yaml package's 1.1 float reads as numbers
@@ -13,15 +14,15 @@ function safePlain(s: string): boolean {
 }
 
 function key(k: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_./-]*$/.test(k) && !AMBIGUOUS.test(k) ? k : JSON.stringify(k);
+  return /^[A-Za-z_][A-Za-z0-9_./-]*$/.test(k) && !AMBIGUOUS.test(k) ? k : printableQuoted(k);
 }
 
 function scalar(v: unknown): string {
   if (v === null || v === undefined) return 'null';
-  if (typeof v === 'string') return safePlain(v) ? v : JSON.stringify(v);
+  if (typeof v === 'string') return safePlain(v) ? v : printableQuoted(v);
   if (typeof v === 'number') return Number.isFinite(v) ? String(v) : JSON.stringify(String(v));
   if (typeof v === 'boolean') return String(v);
-  return JSON.stringify(String(v));
+  return printableQuoted(String(v));
 }
 
 function isCollection(v: unknown): v is Record<string, unknown> | unknown[] {

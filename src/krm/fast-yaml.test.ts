@@ -4,7 +4,8 @@ import { parse, stringify } from 'yaml';
 import { PARSE_OPTIONS } from './lazy.js';
 import { describe, expect, it } from 'vitest';
 import { fastLoad, loadYaml } from './fast-yaml.js';
-import { readYaml } from './yaml-read.js';
+import { NOT_PRINTABLE } from './printable.js';
+import { lineCol, readYaml, YamlReadError } from './yaml-read.js';
 
 const yaml11 = (t: string): unknown => parse(t, PARSE_OPTIONS);
 
@@ -223,6 +224,62 @@ describe('fastLoad', () => {
     // CR-only line ends (old Mac): one line break each, never one 300-column line 300 levels deep
     const crOnly = Array.from({ length: 300 }, (_, i) => `k${i}: v`).join('\r') + '\r';
     expect(readYaml(crOnly).value).toEqual(readYaml(crOnly.replace(/\r/g, '\n')).value);
+  });
+
+  it('both readers refuse a character YAML does not allow, wherever it stands, at its position; tab, NEL and others are content (property)', () => {
+    // c-printable (YAML 1.2 §5.1), as go-yaml checks it: C0 but tab/LF/CR, DEL, C1 but NEL, U+FFFE/U+FFFF
+    const forbidden = fc.constantFrom(
+      '\u0000',
+      '\u0001',
+      '\u0007',
+      '\u0008',
+      '\u000b',
+      '\u000c',
+      '\u000e',
+      '\u001b',
+      '\u001f',
+      '\u007f',
+      '\u0080',
+      '\u0084',
+      '\u0086',
+      '\u009f',
+      '\ufffe',
+      '\uffff',
+    );
+    const allowed = fc.constantFrom('\t', '\u0085', '\u00a0', '\ufeff', '\ufffd', 'é', ' ', '"', "'", '\\');
+    const body = fc.tuple(value, fc.nat(styles.length - 1)).map(([v, k]) => styles[k]!.dump(v));
+    const inserts = fc.array(fc.tuple(fc.nat(), fc.oneof(forbidden, allowed)), { minLength: 1, maxLength: 3 });
+    fc.assert(
+      fc.property(body, inserts, (b, chars) => {
+        let text = b;
+        for (const [at, ch] of chars) {
+          const i = at % (text.length + 1);
+          text = text.slice(0, i) + ch + text.slice(i);
+        }
+        let careful: unknown;
+        let error: unknown;
+        try {
+          careful = readYaml(text).value;
+        } catch (e) {
+          error = e;
+        }
+        const fast = fastLoad(text);
+        const bad = NOT_PRINTABLE.exec(text);
+        if (bad) {
+          expect(error, JSON.stringify(text)).toBeInstanceOf(YamlReadError);
+          const { line, col } = lineCol(text, bad.index);
+          expect([(error as YamlReadError).code, (error as YamlReadError).line, (error as YamlReadError).col]).toEqual([
+            'NOT_PRINTABLE',
+            line,
+            col,
+          ]);
+        }
+        // the fast reader reads what the careful one reads, or hands over: never a value where the careful one refuses
+        if (error !== undefined) expect(fast, JSON.stringify(text)).toBeUndefined();
+        else if (fast !== undefined) expect(fast, JSON.stringify(text)).toEqual(careful);
+      }),
+      { numRuns: Number(process.env.FC_RUNS ?? 400) },
+    );
   });
 
   it('both readers take 256 nested collections and refuse 257, in every layout', () => {

@@ -142,8 +142,9 @@ class FlowReader {
   i = 0;
   depth = 0;
   constructor(readonly s: string) {}
+  /** White space in a flow collection: spaces and tabs. */
   ws(): void {
-    while (this.s[this.i] === ' ') this.i++;
+    while (this.s[this.i] === ' ' || this.s[this.i] === '\t') this.i++;
   }
   value(): unknown {
     this.ws();
@@ -167,8 +168,10 @@ class FlowReader {
     while (this.i < s.length) {
       const c = s[this.i];
       if (c === ',' || c === ']' || c === '}' || c === '[' || c === '{') break;
-      if (c === ':' && (s[this.i + 1] === ' ' || s[this.i + 1] === ',' || s[this.i + 1] === '}' || s[this.i + 1] === ']')) break;
-      if (c === '#' && s[this.i - 1] === ' ') throw UNSURE;
+      const next = s[this.i + 1];
+      // `key:` then white space (a tab too), or the end of the entry
+      if (c === ':' && (next === ' ' || next === '\t' || next === ',' || next === '}' || next === ']')) break;
+      if (c === '#' && (s[this.i - 1] === ' ' || s[this.i - 1] === '\t')) throw UNSURE;
       this.i++;
     }
     const t = trimYaml(s.slice(start, this.i));
@@ -299,17 +302,22 @@ function growLines(size: number): void {
   lineEnd = grown(lineEnd);
 }
 
-/** A CR that ends no line: neither before an LF nor at the end of the text. */
-const BARE_CR = /\r(?!\n|$)/;
+/**
+ * What this reader leaves to the careful one, found in one scan: a CR that ends no line (neither
+ * before an LF nor at the end of the text; a bare CR is a line break the careful reader reads),
+ * or a character YAML does not allow (printable.ts, refused there with its position). One
+ * character class, then a look back at a CR: about the cost of the CR search alone.
+ */
+const LEFT_TO_YAML = /[\x00-\x08\x0B-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF](?<!\r(?=\n|$))/;
 
 /** Splits `src` into lines (LF or CRLF) and returns how many; throws UNSURE on what structural reading leaves to yaml. */
 function splitLines(src: string): number {
   const len = src.length;
-  // CRLF is a line break like LF; a bare CR is one too, which this reader leaves to yaml. One
-  // regular-expression scan finds a bare CR: String#indexOf('\r') here was compiled by V8 (node
-  // 20) into a path some 20-60 times slower in some states of the process (40 s for a 100k-line
-  // document after a run of 20k small items), though fast in isolation
-  if (BARE_CR.test(src)) throw UNSURE;
+  // CRLF is a line break like LF; a bare CR is one too, which this reader leaves to yaml, as it
+  // does characters YAML does not allow. One regular-expression scan finds either: String#indexOf('\r')
+  // here was compiled by V8 (node 20) into a path some 20-60 times slower in some states of the
+  // process (40 s for a 100k-line document after a run of 20k small items), though fast in isolation
+  if (LEFT_TO_YAML.test(src)) throw UNSURE;
   let count = 0;
   let pos = 0;
   while (pos < len) {

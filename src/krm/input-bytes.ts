@@ -1,10 +1,12 @@
 /**
  * Input as bytes: a size limit (stdin and files can be endless: /dev/zero, a FIFO), and UTF-8
- * checked rather than silently replaced, with the byte offset and line of the first bad byte.
+ * checked rather than silently replaced, with the byte offset and line of the first bad byte;
+ * then the characters YAML does not allow (a NUL ...), refused as go-yaml refuses them.
  */
 import { fstatSync, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { KrmError } from './kube-object.js';
+import { NOT_PRINTABLE, notPrintableDetail } from './printable.js';
 
 /** The largest input read (a JavaScript string holds at most ~512 MiB). */
 export const MAX_INPUT_BYTES = 256 * 1024 * 1024;
@@ -76,6 +78,40 @@ export class NotUtf8Error extends KrmError {
         'YAML is read as UTF-8: convert the file (e.g. iconv -f latin1 -t utf-8)',
     );
   }
+}
+
+/** Text holding a character YAML does not allow (printable.ts): where it is, as NotUtf8Error says it. */
+export class NotPrintableError extends KrmError {
+  constructor(
+    readonly source: string,
+    readonly offset: number,
+    readonly line: number,
+    readonly col: number,
+    char: string,
+  ) {
+    super(
+      `${source} holds a character YAML does not allow at byte offset ${offset} (line ${line}, byte ${col} of the line); ${notPrintableDetail(char)}`,
+    );
+  }
+}
+
+/**
+ * Throws NotPrintableError when the text holds a character YAML does not allow anywhere (a NUL,
+ * another control character: printable.ts), as go-yaml refuses such a file before reading it.
+ * One regular-expression scan; lines end at LF and at a bare CR, as the readers count them.
+ */
+export function checkPrintable(text: string, name = 'input'): string {
+  const m = NOT_PRINTABLE.exec(text);
+  if (!m) return text;
+  const before = text.slice(0, m.index);
+  const lineStart = Math.max(before.lastIndexOf('\n'), before.lastIndexOf('\r')) + 1;
+  const line = 1 + (before.match(/\r\n|\r|\n/g)?.length ?? 0);
+  throw new NotPrintableError(name, Buffer.byteLength(before), line, Buffer.byteLength(before.slice(lineStart)) + 1, m[0]);
+}
+
+/** The bytes as text a YAML reader takes: UTF-8 (NotUtf8Error) holding only characters YAML allows (NotPrintableError). */
+export function decodeYamlText(bytes: Uint8Array, name = 'input'): string {
+  return checkPrintable(decodeUtf8(bytes, name), name);
 }
 
 /** The bytes as a string; throws NotUtf8Error instead of replacing bad bytes with U+FFFD. */

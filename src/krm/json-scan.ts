@@ -4,6 +4,7 @@
  * as its own bytes (numbers such as `12345678901234567890123` or `1.0` stay as they are). One
  * iterative pass; nesting deeper than MAX_DEPTH is a positioned error.
  */
+import { escapeNotPrintable } from './printable.js';
 import { lineCol, MAX_DEPTH, YamlReadError } from './yaml-read.js';
 
 interface JsonSpan {
@@ -180,7 +181,7 @@ export function writtenNumbers(text: string): Map<string, string> {
   return out;
 }
 
-/** JSON of `value` (2-space indented from `indent`), numbers from `written` kept as written when unchanged. */
+/** JSON of `value` (2-space indented from `indent`), numbers from `written` kept as written when unchanged, characters YAML does not allow escaped. */
 export function stringifyJson(value: unknown, written: Map<string, string>, indent = ''): string {
   const path: (string | number)[] = [];
   const write = (v: unknown, ind: string): string => {
@@ -188,7 +189,7 @@ export function stringifyJson(value: unknown, written: Map<string, string>, inde
       const src = written.get(JSON.stringify(path));
       if (src !== undefined && Number(src) === v) return src;
     }
-    if (v === null || typeof v !== 'object') return JSON.stringify(v) ?? 'null';
+    if (v === null || typeof v !== 'object') return escapeNotPrintable(JSON.stringify(v) ?? 'null');
     const inner = ind + '  ';
     if (Array.isArray(v)) {
       if (v.length === 0) return '[]';
@@ -204,7 +205,7 @@ export function stringifyJson(value: unknown, written: Map<string, string>, inde
     if (entries.length === 0) return '{}';
     const parts = entries.map(([k, x]) => {
       path.push(k);
-      const s = `${inner}${JSON.stringify(k)}: ${write(x, inner)}`;
+      const s = `${inner}${escapeNotPrintable(JSON.stringify(k))}: ${write(x, inner)}`;
       path.pop();
       return s;
     });

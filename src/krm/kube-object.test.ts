@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { Context, GENERATED_BY } from './context.js';
 import { KubeObject } from './kube-object.js';
+import { NOT_PRINTABLE } from './printable.js';
 import { indentItem } from './scan.js';
 
 const bmh = `# the first host
@@ -70,6 +71,30 @@ spec:
       expect(o.annotations.x).toBe(v);
       expect((parse(o.body, PARSE_OPTIONS) as any).metadata.annotations.x).toBe(v);
     }
+  });
+
+  it('writes characters YAML does not allow as escapes, in every way an item is written (go-yaml would refuse them as they are)', () => {
+    const odd = ['nul\u0000', 'bell\u0007', 'del\u007f', 'c1\u0080\u009f', 'non\ufffe\uffff'];
+    const escaped = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  k: "del\\x7F"\n';
+    const edited = item(escaped); // edited through the yaml Document (flow metadata)
+    const fresh = KubeObject.fromData({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'y' }, data: {} });
+    for (const o of [edited, fresh])
+      odd.forEach((v, i) => {
+        o.setAnnotation(`a${i}`, v);
+        o.set(['data', v], v);
+      });
+    const replaced = KubeObject.fromData({});
+    replaced.replace(fresh.data);
+    for (const o of [edited, fresh, replaced]) {
+      expect(NOT_PRINTABLE.test(o.body), o.body).toBe(false);
+      const back = KubeObject.fromDocument(o.body);
+      expect(odd.map((_, i) => back.annotations[`a${i}`])).toEqual(odd);
+      expect(odd.map((v) => (back.data.data as Record<string, string>)[v])).toEqual(odd);
+    }
+    expect(KubeObject.fromDocument(edited.body).get('data.k')).toBe('del\u007f');
+    const json = KubeObject.fromNode('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"j"}}', 'json');
+    json.setAnnotation('a', 'del\u007f');
+    expect(json.jsonText('')).toContain('"a": "del\\u007F"');
   });
 
   it('falls back to the yaml Document for structure and flow style, keeping comments', () => {

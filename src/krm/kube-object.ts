@@ -11,15 +11,16 @@ import { parsedFieldLines } from './field-lines.js';
 import { fastLoad } from './fast-yaml.js';
 import { type HeaderProblem, headerProblems } from './header.js';
 import { stringifyJson, writtenNumbers } from './json-scan.js';
-import { yamlLib } from './lazy.js';
-import { dedentItem, headerEnd, indentItem } from './scan.js';
+import { PARSE_OPTIONS, writeTags, yamlLib } from './lazy.js';
+import { dedentItem, endsLine, headerEnd, indentItem } from './scan.js';
 import { scalarText, setScalarInText } from './text-patch.js';
 import { AliasCopyLimit, aliasTargets, EditPathError, type EditPlace, prepareEdit, repairAliases } from './yaml-edit.js';
 import { documentData, lineCol, readYaml, YamlReadError, yamlDocument } from './yaml-read.js';
 
-/** How new and edited items are written: kyaml's layout, no folding, no anchors. */
+/** How new and edited items are written: kyaml's layout, no folding, no anchors, YAML 1.1 quoting, strings YAML cannot hold as they are escaped. */
 export const EMIT_OPTIONS = {
   version: '1.1',
+  customTags: writeTags,
   indentSeq: false,
   lineWidth: 0,
   aliasDuplicateObjects: false,
@@ -62,6 +63,8 @@ class Rare {
   readWhole = false;
   /** what is wrong with the header (header.ts), when anything is */
   headerProblems: readonly HeaderProblem[] | undefined = undefined;
+  /** why the item is written anew rather than patched line by line (the first reason), and whether from its data */
+  rewrite: { why: string; fromData: boolean } | undefined = undefined;
 }
 
 export class KrmError extends Error {}
@@ -531,7 +534,7 @@ export class KubeObject {
     if (!doc) {
       if (this.context && this.#raw !== undefined && !this.standsAlone()) {
         // aliases into other items: edit the item as read within its list
-        doc = yamlLib().parseDocument(yamlLib().stringify(this.data, EMIT_OPTIONS), { version: '1.1' });
+        doc = yamlLib().parseDocument(yamlLib().stringify(this.data, EMIT_OPTIONS), PARSE_OPTIONS);
       } else {
         try {
           doc = yamlDocument(this.body);
@@ -545,11 +548,39 @@ export class KubeObject {
   }
 
   /**
+   * Why the item is written anew, not patched line by line, as an info message (the output is
+   * the item's text as the `yaml` library writes it, or as its data is written): undefined when
+   * it is written as it came or patched in place. Said once per item, with the first reason
+   * (written from its data: that reason, as its comments go too).
+   */
+  get rewriteNote(): string | undefined {
+    const r = this.#rare?.rewrite;
+    if (!r || !this.changed) return undefined;
+    let who: string;
+    try {
+      who = this.id;
+    } catch (e) {
+      if (!(e instanceof KrmError)) throw e;
+      who = this.#name(); // it does not read (the edit broke it): named by its place
+    }
+    if (r.fromData) return `${who}: written from its data (its comments and layout are not kept): ${r.why}`;
+    // a JSON item is written from its data whatever the edit (jsonText)
+    if (this.#form === 'json') return `${who}: written anew as JSON from its data (its layout is not kept) ${r.why}`;
+    return `${who}: written anew by the YAML library (comments kept, layout normalised) ${r.why}`;
+  }
+
+  #rewriting(why: string, fromData = false): void {
+    const rare = this.#more();
+    if (rare.rewrite === undefined || (fromData && !rare.rewrite.fromData)) rare.rewrite = { why, fromData };
+  }
+
+  /**
    * Edits the item through the `yaml` Document API (comments are kept). An alias whose anchor
    * the edit removed is written as a copy of what it stood for; when `fn` throws, the item is
-   * left as it was (a document made for this edit is dropped).
+   * left as it was (a document made for this edit is dropped). The item is then written anew
+   * (an info result says so, with `why`).
    */
-  edit(fn: (doc: Document) => void): void {
+  edit(fn: (doc: Document) => void, why = 'for a structural edit'): void {
     const fresh = this.#rare?.doc === undefined;
     const doc = this.#document();
     const before = aliasTargets(doc);
@@ -562,28 +593,43 @@ export class KubeObject {
     repairAliases(doc, before);
     this.#invalidate();
     this.#body = undefined;
+    this.#rewriting(why);
   }
 
-  /** Sets a value. Scalars along plain block mappings are patched line-wise; else via yaml. */
+  /**
+   * Sets a scalar line-wise, the rest of the text kept (text-patch.ts): true when done (or
+   * nothing to do), else why it cannot be.
+   */
+  #setInPlace(p: Path, value: unknown): true | string {
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+      return `its new value is ${value === null ? 'null' : Array.isArray(value) ? 'a list' : 'a mapping'}`;
+    if (!p.every((s) => typeof s === 'string')) return 'the path goes through a list';
+    if (this.get(p) === value) return true;
+    if (this.#raw !== undefined && this.#form === 'json') return 'JSON items are not patched line by line';
+    if (this.#raw !== undefined && this.#form === 'flow') return 'it is an item of a flow sequence (`items: [{...}]`)';
+    const text = scalarText(value);
+    if (text === undefined) return 'its new value needs escapes';
+    if (!this.standsAlone()) return 'it uses YAML anchors of another item';
+    const next = setScalarInText(this.body, p as string[], text);
+    if (typeof next !== 'string') return next.refused;
+    this.#invalidate();
+    this.#body = next;
+    return true;
+  }
+
+  /** Sets a value. Scalars along plain block mappings are patched line-wise; else via yaml (an info result says why). */
   set(path: Path | string, value: unknown): void {
     const p = asPath(path);
-    if (!this.#rare?.doc && (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')) {
-      if (p.every((s) => typeof s === 'string')) {
-        if (this.get(p) === value) return;
-        const text = scalarText(value);
-        if (text !== undefined && this.standsAlone()) {
-          const next = setScalarInText(this.body, p as string[], text);
-          if (next !== undefined) {
-            this.#invalidate();
-            this.#body = next;
-            return;
-          }
-        }
-      }
+    let why: string | undefined;
+    if (!this.#rare?.doc) {
+      const inPlace = this.#setInPlace(p, value);
+      if (inPlace === true) return;
+      why = `to set ${dotted(p)}: ${inPlace}`;
     }
     this.#editAt(
       p,
       false,
+      why,
       (doc, place) => {
         // missing parents are created as plain maps (yaml's setIn would make YAML 1.1 !!omap ones);
         // a parent that is null (`annotations: ~`) counts as missing
@@ -602,6 +648,7 @@ export class KubeObject {
     this.#editAt(
       p,
       true,
+      `to delete ${dotted(p)} (a deletion is not made line by line)`,
       (_doc, place) => (place.parent as unknown as { delete(k: unknown): void }).delete(p[place.at]),
       (data) => deleteInData(data, p),
     );
@@ -611,9 +658,16 @@ export class KubeObject {
    * A structural edit at `p` through the yaml Document: a parent on the path that is not a
    * mapping is a KrmError naming the item and field; aliases the edit would orphan or change
    * are resolved first (yaml-edit.ts), and the result is then checked against the data the edit
-   * means; when that cannot be had, the item is written from that data (an info note says so).
+   * means; when that cannot be had, the item is written from that data. An info result says
+   * why the item is written anew (`why`: a set or delete; undefined when it was already).
    */
-  #editAt(p: Path, deleting: boolean, apply: (doc: Document, place: EditPlace) => void, expect: (data: Json) => Json): void {
+  #editAt(
+    p: Path,
+    deleting: boolean,
+    why: string | undefined,
+    apply: (doc: Document, place: EditPlace) => void,
+    expect: (data: Json) => Json,
+  ): void {
     const was = this.data;
     const fresh = this.#rare?.doc === undefined;
     const doc = this.#document();
@@ -631,6 +685,7 @@ export class KubeObject {
     apply(doc, place);
     this.#invalidate();
     this.#body = undefined;
+    if (why) this.#rewriting(why);
     if (!place.resolved) return;
     // aliases were resolved: the text must read as the data the edit means, else it is written from that data
     const expected = expect(unshared(was));
@@ -645,7 +700,7 @@ export class KubeObject {
 
   #writeFromData(data: Json, why: string): void {
     this.replace(data as object);
-    (this.#more().notes ??= []).push(`${this.#name()}: written from its data (its comments and layout are not kept): ${why}`);
+    this.#rewriting(why, true);
   }
 
   #pathMessage(e: EditPathError, p: Path, deleting: boolean): string {
@@ -680,7 +735,7 @@ export class KubeObject {
   entryText(seqIndent: number): string {
     const raw = this.#raw;
     if (raw === undefined) return indentItem(this.body, seqIndent);
-    if (this.#form === 'entry' && this.#seqIndent === seqIndent) return raw.endsWith('\n') ? raw : raw + '\n';
+    if (this.#form === 'entry' && this.#seqIndent === seqIndent) return endsLine(raw) ? raw : raw + '\n';
     if (this.#form === 'entry') return indentItem(dedentItem(raw, this.#seqIndent), seqIndent);
     if (this.#form === 'doc') return indentItem(raw, seqIndent);
     // a flow or JSON node: the same text after `- `, continuation lines indented under it
@@ -691,7 +746,7 @@ export class KubeObject {
   /** The item's text as a document of a stream (its bytes when unchanged). */
   documentText(): string {
     const t = this.#raw !== undefined && this.#form !== 'entry' ? this.#raw : this.#raw !== undefined ? this.#sourceDocument() : this.body;
-    return t.endsWith('\n') ? t : t + '\n';
+    return t !== '' && endsLine(t) ? t : t + '\n';
   }
 
   /** The item as JSON (its bytes when unchanged and read from JSON; numbers as written kept when edited). */

@@ -1,17 +1,23 @@
 /**
  * `indentItem` writes a document as an entry of a block sequence exactly as the line-by-line
  * definition does (first line after `- `, every other line indented past it, empty lines left
- * empty, a last line without newline given one), for generated documents of any lines.
+ * empty, a last line without newline given one; an LF or a bare CR ends a line), for generated
+ * documents of any lines.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dedentItem, indentItem } from './scan.js';
 
+/** Lines with their breaks: an LF ends a line, a bare CR (old Mac) too; a last line without a break is given an LF. */
 function byLines(body: string, seqIndent: number): string {
   if (body === '') return ' '.repeat(seqIndent) + '-\n';
-  const lines = body.split('\n');
-  if (body.endsWith('\n')) lines.pop();
-  return lines.map((l, i) => (i === 0 ? ' '.repeat(seqIndent) + '- ' + l : l === '' ? '' : ' '.repeat(seqIndent + 2) + l) + '\n').join('');
+  const lines = body.match(/[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$/g)!;
+  return lines
+    .map((l, i) => {
+      const line = /[\r\n]$/.test(l) ? l : l + '\n';
+      return i === 0 ? ' '.repeat(seqIndent) + '- ' + line : line === '\n' ? line : ' '.repeat(seqIndent + 2) + line;
+    })
+    .join('');
 }
 
 describe('indentItem', () => {

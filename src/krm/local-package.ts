@@ -7,9 +7,11 @@
  *
  * What the sink keeps: a document that reads the same as before keeps its bytes (and the comments
  * and separator above it); a changed one keeps the comments above it; a file whose documents all
- * read the same is not written; files the source read items from and the output no longer holds
- * are removed when the sink is the source (files without documents stay). Nothing is written
- * outside the folder or through a link, and every path is checked before the first write.
+ * read the same is not written (a `kind: List` file too: when one of its items changes, they are
+ * written as documents, as kpt's sink writes them); files the source read items from and the
+ * output no longer holds are removed when the sink is the source (files without documents stay).
+ * Nothing is written outside the folder or through a link, and every path is checked before the
+ * first write.
  */
 import {
   accessSync,
@@ -27,7 +29,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import ignore from 'ignore';
 import { sameData } from './data.js';
 import { blockedParent, targetInside } from './file-target.js';
-import { decodeUtf8 } from './input-bytes.js';
+import { decodeYamlText } from './input-bytes.js';
 import { ANN, KrmError, type KubeObject } from './kube-object.js';
 import { readInput } from './resource-list.js';
 import { indentItem } from './scan.js';
@@ -43,7 +45,7 @@ const byName = (a: { name: string }, b: { name: string }): number => (a.name < b
 /**
  * The package's YAML files and its Kptfile, as kpt reads them: dot-files and dot-folders skipped,
  * and what the package's `.krmignore` (gitignore syntax) names; in path order. A file that is not
- * UTF-8 is an error naming it.
+ * UTF-8, or holds a character YAML does not allow (a NUL), is an error naming it.
  */
 export function packageFiles(dir: string): PackageFile[] {
   const krmignore = join(dir, '.krmignore');
@@ -57,7 +59,7 @@ export function packageFiles(dir: string): PackageFile[] {
       if (ignored.ignores(e.isDirectory() ? `${rel}/` : rel)) continue;
       if (e.isDirectory()) walk(p);
       else if (e.isFile() && (/\.ya?ml$/.test(e.name) || e.name === 'Kptfile'))
-        out.push({ path: rel, text: decodeUtf8(readFileSync(p), rel) });
+        out.push({ path: rel, text: decodeYamlText(readFileSync(p), rel) });
     }
   };
   walk(dir);
@@ -127,11 +129,12 @@ interface Original {
   data: () => Record<string, unknown>;
 }
 
-/** A file the source read: its documents, the text after the last one, and whether it had a BOM. */
+/** A file the source read: its documents, the text after the last one, whether it had a BOM, and its text. */
 interface SourcedFile {
   docs: Original[];
   tail: string;
   bom: boolean;
+  text: string;
 }
 
 /** The sourced files by path, each read once (for their bytes, and for what prune removes). */
@@ -140,7 +143,7 @@ function sourcedByPath(sourced: readonly PackageFile[]): Map<string, SourcedFile
   for (const f of sourced) {
     const { items, tail } = documentsOf(f);
     const docs = items.map((o) => ({ lead: o.lead, text: o.documentText(), data: () => o.data }));
-    out.set(f.path, { docs, tail, bom: f.text.startsWith('\ufeff') });
+    out.set(f.path, { docs, tail, bom: f.text.startsWith('\ufeff'), text: f.text });
   }
   return out;
 }
@@ -179,7 +182,7 @@ function changedText(o: KubeObject, original: Record<string, unknown> | undefine
 
 /** Each file's new text, from the output items (a document that reads the same keeps its bytes). */
 function filesOf(items: readonly KubeObject[], sourced: ReadonlyMap<string, SourcedFile>): Map<string, string> {
-  const byPath = new Map<string, { index: number; order: number; lead?: string; text: string }[]>();
+  const byPath = new Map<string, { index: number; order: number; lead?: string; text: string; same: boolean }[]>();
   items.forEach((o, order) => {
     const { path, index } = targetOf(o);
     const original = index === undefined ? undefined : sourced.get(path)?.docs[index];
@@ -187,18 +190,27 @@ function filesOf(items: readonly KubeObject[], sourced: ReadonlyMap<string, Sour
     const same = original !== undefined && sameData(withoutFileAnnotations(o.data, originalData), originalData);
     const text = same ? original.text : changedText(o, originalData);
     const list = byPath.get(path) ?? [];
-    list.push({ index: index ?? Number.MAX_SAFE_INTEGER, order, lead: original?.lead, text });
+    list.push({ index: index ?? Number.MAX_SAFE_INTEGER, order, lead: original?.lead, text, same });
     byPath.set(path, list);
   });
   const out = new Map<string, string>();
   for (const [path, list] of byPath) {
     list.sort((a, b) => a.index - b.index || a.order - b.order);
-    const text = list.map((d, i) => (d.lead ?? (i > 0 ? '---\n' : '')) + d.text).join('');
     const file = sourced.get(path);
+    // every item of the file as it was, in its order: the file as it was (a `kind: List` file too)
+    if (file && list.length === file.docs.length && list.every((d, i) => d.same && d.index === i)) {
+      out.set(path, file.text);
+      continue;
+    }
+    // each item a document of its own (a `kind: List` file's items too, as kpt's sink writes them), separated
+    const text = list.map((d, i) => (i > 0 && !SEPARATED.test(d.lead ?? '') ? '---\n' : '') + (d.lead ?? '') + d.text).join('');
     out.set(path, (file?.bom ? '\ufeff' : '') + text + (file?.tail ?? ''));
   }
   return out;
 }
+
+/** A `---` (or `...`) line in what stands above a document: it is separated from the one before. */
+const SEPARATED = /(?:^|[\n\r])(?:---|\.\.\.)(?:[ \t\r\n]|$)/;
 
 /** Checks a path of the sink before anything is written: inside, not through a link, writable. */
 function checkPath(root: string, path: string): string {

@@ -12,11 +12,13 @@ import type { HeaderProblem } from './header.js';
 import { Context } from './context.js';
 import { joinChunks, type OutputChunk, readInput, writeOutputChunks, type ParsedInput } from './resource-list.js';
 import {
+  checkPrintable,
   collectBeforeResults,
   collectGarbage,
   decodeUtf8,
   LARGE_INPUT,
   MAX_INPUT_BYTES,
+  NotPrintableError,
   NotUtf8Error,
   readAllBytes,
   tooLarge,
@@ -216,14 +218,17 @@ function itemAtLine(text: string, line: number): string {
   }
 }
 
-/** Input bytes as text; on bad UTF-8 an error result and nothing to write. */
+/**
+ * Input bytes as text; on bad UTF-8 or a character YAML does not allow (a NUL: go-yaml refuses
+ * the whole input) an error result naming the item, and nothing to write.
+ */
 function inputText(input: string | Uint8Array, results: Results): string | undefined {
-  if (typeof input === 'string') return input;
   try {
-    return decodeUtf8(input);
+    return checkPrintable(typeof input === 'string' ? input : decodeUtf8(input));
   } catch (e) {
-    if (!(e instanceof NotUtf8Error)) throw e;
-    const where = itemAtLine(Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8'), e.line);
+    if (!(e instanceof NotUtf8Error || e instanceof NotPrintableError)) throw e;
+    const text = typeof input === 'string' ? input : Buffer.from(input.buffer, input.byteOffset, input.byteLength).toString('utf8');
+    const where = itemAtLine(text, e.line);
     results.error(where ? e.message.replace(/\)(;)/, `${where})$1`) : e.message, { rule: 'input' });
     return undefined;
   }
@@ -344,16 +349,37 @@ export async function runFunction<Spec>(
   return out;
 }
 
+/**
+ * Input items the output holds written anew (not as they came, nor patched line by line), each
+ * with why: an edit the line patcher cannot make (flow style, a deletion, anchors ...).
+ */
+function rewrittenItems(input: readonly KubeObject[], output: readonly KubeObject[]): [KubeObject, string][] {
+  const out: [KubeObject, string][] = [];
+  let inputs: Set<KubeObject> | undefined;
+  for (const o of output) {
+    const note = o.rewriteNote;
+    if (note === undefined) continue;
+    inputs ??= new Set(input);
+    if (inputs.has(o)) out.push([o, note]);
+  }
+  return out;
+}
+
 /** What the reader noted on the items it read (non-standard constructs it accepted). */
 function itemNotes(items: readonly KubeObject[]): [KubeObject, string][] {
   return items.flatMap((o) => o.notes.map((n): [KubeObject, string] => [o, n]));
 }
 
-/** The output of `items`, and, when some had to be written from their data, the results saying so. */
+/**
+ * The output of `items`, and, when input items are written anew (rather than as they came or
+ * patched line by line) or had to be written from their data, the results saying so and why.
+ */
 function outputChunks(parsed: ParsedInput, items: KubeObject[], results: Results, scrub: () => void): OutputChunk[] {
   const written = writeOutputChunks(parsed, items, results.list);
-  if (written.notes.length === 0) return written.chunks;
-  // items written from their data: say so (and write the list again with the results)
+  const rewritten = rewrittenItems(parsed.items, items);
+  if (written.notes.length === 0 && rewritten.length === 0) return written.chunks;
+  // said once the output is written (a failure to write sends the input as it came), then the list written again with the results
+  for (const [o, n] of rewritten) results.info(n, { rule: 'input', object: o });
   for (const n of written.notes) results.info(n.message, { rule: 'input', object: n.object });
   scrub();
   return writeOutputChunks(parsed, items, results.list).chunks;

@@ -61,6 +61,34 @@ describe('reading odd layouts', () => {
     });
   });
 
+  it('bare-CR line ends (old Mac), alone or mixed with LF and CRLF: `\\r---\\r` separates documents, every untouched byte kept', async () => {
+    const oldMac = cm('a').replace(/\n/g, '\r') + '---\r' + cm('b', 'data:\r  k: v\r').replace(/\n/g, '\r');
+    const mixed =
+      '# head\r\n---\r' + cm('a').replace(/\n/g, '\r') + '--- # two\r\n' + cm('b') + '...\r---\r' + cm('c').replace(/\n/g, '\r\n');
+    for (const text of [oldMac, mixed]) {
+      const p = readInput(text);
+      expect(p.format).toBe('stream');
+      expect(p.items.map((o) => o.name)).toEqual(text === oldMac ? ['a', 'b'] : ['a', 'b', 'c']);
+      const r = await runFunction(identity, text);
+      expect(r.exitCode).toBe(0);
+      expect(r.output).toBe(text);
+    }
+    // a ResourceList in old Mac line ends: split into its items too; an edit leaves the others' bytes
+    const untouched =
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:  # local config: not annotated\n  name: a\n  annotations: {config.kubernetes.io/local-config: "true"}\ndata: [ "x",  "y" ]\n';
+    const fnConfig = 'functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: f}\n  data: {k: v}\n';
+    const rl = (list(untouched, cm('b')) + fnConfig).replace(/\n/g, '\r');
+    const r = await runFunction(identity, rl);
+    expect(r.exitCode).toBe(0);
+    expect(
+      r.output.startsWith(
+        'apiVersion: config.kubernetes.io/v1\rkind: ResourceList\ritems:\r' + indentItem(untouched, 0).replace(/\n/g, '\r'),
+      ),
+    ).toBe(true);
+    expect(readInput(r.output).items.map((o) => o.annotations.k)).toEqual([undefined, 'v']);
+    expect(r.output).not.toContain('functionConfig');
+  });
+
   it('the golden harness input builder still round-trips', async () => {
     const text = resourceList([cm('a')]);
     expect((await runFunction(identity, text)).output).toBe(text);

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { identity } from '../../test/identity/function.js';
 import { repoRoot, resourceList } from '../../test/golden.js';
 import { runFunction } from './main.js';
-import { readInput } from './resource-list.js';
+import { KubeObject } from './kube-object.js';
+import { readInput, writeOutput } from './resource-list.js';
 import { indentItem, scanList, splitStream } from './scan.js';
 
 const annotateConfig = (k: string, v: string): string =>
@@ -125,6 +126,47 @@ describe('ResourceList pass-through', () => {
     });
     const out = JSON.parse((await runFunction(identity, json)).output);
     expect(out.items).toEqual([{ apiVersion: 'v1', kind: 'A', metadata: { name: 'x' } }]);
+  });
+
+  it('a JSON ResourceList whose items change keeps its envelope byte for byte: members, spacing, order, the array around the items', async () => {
+    const local =
+      '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","annotations":{"config.kubernetes.io/local-config":"true"}}}';
+    const changed = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"}}';
+    const head = '{\n    "apiVersion" : "config.kubernetes.io/v1",   "kind": "ResourceList",\n    "items": [ ';
+    const tail = ' ],\n    "x-extra": {"keep":   [1,  2.50], "n": 12345678901234567890123}\n}\n';
+    const config = ',\n    "functionConfig": {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"f"},"data":{"k":"v"}}';
+    const input = head + local + ',\n               ' + changed + tail.replace(' ],', ` ]${config},`);
+    const r = await runFunction(identity, input);
+    expect(r.exitCode).toBe(0);
+    // the local-config item, its separator, the array's brackets and every other member as they came; the edited item at its column
+    const edited = [
+      '{',
+      '"apiVersion": "v1",',
+      '"kind": "ConfigMap",',
+      '"metadata": {',
+      '  "name": "b",',
+      '  "annotations": {',
+      '    "k": "v"',
+      '  }',
+      '}',
+      '}',
+    ];
+    const itemLines = edited.slice(1, -1).map((l) => `                 ${l}`);
+    const results = r.output.slice(r.output.indexOf(',\n  "results"'), r.output.lastIndexOf('\n}'));
+    expect(r.output.replace(results, '')).toBe(
+      `${head}${local},\n               ${edited[0]}\n${itemLines.join('\n')}\n               }${tail}`,
+    );
+    // the edited item is written anew (JSON is not patched line by line): an info result says so
+    expect(r.results.map((x) => x.message)).toEqual([
+      'ConfigMap/b: written anew as JSON from its data (its layout is not kept) to set metadata.annotations.k: JSON items are not patched line by line',
+    ]);
+    // items added to a list that had none, and results: inserted, nothing else moved
+    const empty = '{"kind": "ResourceList", "apiVersion": "config.kubernetes.io/v1", "items": [], "x": 1}';
+    const p = readInput(empty);
+    const added = KubeObject.fromData({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'n' } });
+    expect(writeOutput(p, [added], [{ message: 'm', severity: 'info' }])).toBe(
+      `{"kind": "ResourceList", "apiVersion": "config.kubernetes.io/v1", "items": [${added.jsonText('')}], "x": 1,\n  "results": [\n    {\n      "message": "m",\n      "severity": "info"\n    }\n  ]\n}`,
+    );
   });
 
   it('passes every airshipctl fixture through unchanged, and edits it losslessly', async () => {

@@ -9,11 +9,12 @@
 import { isRecord } from './data.js';
 import { plainYamlItems } from './emit.js';
 import { type JsonObjectScan, memberValue, scanJsonObject } from './json-scan.js';
+import { escapeNotPrintable } from './printable.js';
 import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
 import { typeOf } from './header.js';
 import { yamlLib } from './lazy.js';
 import type { Result } from './results.js';
-import { dedentItem, hasAliasTokens, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
+import { dedentItem, endsLine, hasAliasTokens, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
 import { composeDocument, composedData, lineCol, YamlReadError } from './yaml-read.js';
 import { pushAll } from './data.js';
 
@@ -174,7 +175,7 @@ function writeScannedList(doc: ListDoc, scanned: ListLayout, items: KubeObject[]
     }
     if (s === scanned.itemsAt) writeBlockItems(doc, scanned, items, out);
     else out.chunks.push(sec.text);
-    if (!sec.text.endsWith('\n') && s < sections.length - 1) out.chunks.push('\n');
+    if (!endsLine(sec.text) && s < sections.length - 1) out.chunks.push('\n');
   }
   if (resultsToo && results?.length) {
     if (!endsWithNewline(out.chunks)) out.chunks.push('\n');
@@ -182,9 +183,9 @@ function writeScannedList(doc: ListDoc, scanned: ListLayout, items: KubeObject[]
   }
 }
 
-/** The comment and blank lines a section's text starts with (scan.ts gives them to the key below). */
+/** The comment and blank lines a section's text starts with (scan.ts gives them to the key below; a bare CR ends a line too). */
 function leadingComments(text: string): string {
-  return /^(?:[ \t]*(?:#[^\n]*)?\n)*/.exec(text)![0];
+  return /^(?:[ \t]*(?:#[^\n\r]*)?(?:\r\n|\r|\n))*/.exec(text)![0];
 }
 
 /** Whether the text written so far ends a line (or nothing was written). */
@@ -192,7 +193,7 @@ function endsWithNewline(chunks: readonly OutputChunk[]): boolean {
   for (let i = chunks.length - 1; i >= 0; i--) {
     const c = chunks[i]!;
     if (typeof c !== 'string') return true; // results: each ends a line
-    if (c !== '') return c.endsWith('\n');
+    if (c !== '') return endsLine(c);
   }
   return true;
 }
@@ -203,7 +204,7 @@ function writeBlockItems(doc: ListDoc, scanned: ListLayout, items: KubeObject[],
     out.chunks.push(scanned.sections[scanned.itemsAt]!.text);
     return;
   }
-  const block = scanned.style === 'block' || (scanned.style === 'empty' && scanned.itemsHead.endsWith('\n'));
+  const block = scanned.style === 'block' || (scanned.style === 'empty' && scanned.itemsHead !== '' && endsLine(scanned.itemsHead));
   const tail = scanned.style === 'flow' ? '' : scanned.itemsTail;
   if (items.length === 0) {
     out.chunks.push(scanned.itemsPreamble + 'items: []\n' + (scanned.style === 'block' ? tail : ''));
@@ -358,6 +359,12 @@ function jsonList(text: string, scan: JsonObjectScan, kind: string): ListDoc {
   return list;
 }
 
+/**
+ * A JSON list written back as its own bytes: the envelope (every member, the white space and
+ * commas between them) as it came, less the members a ResourceList does not echo; the items
+ * array rewritten only when its items changed, each unchanged item its own bytes, between the
+ * array's own brackets and separators; the results inserted before the closing `}`.
+ */
 function writeJsonList(
   list: ListDoc,
   text: string,
@@ -367,61 +374,105 @@ function writeJsonList(
   out: Output,
 ): void {
   const withResults = list.kind === 'ResourceList' && results !== undefined && results.length > 0;
-  const hadResults = list.kind === 'ResourceList' && scan.members.some((m) => m.key === 'results' || m.key === 'functionConfig');
+  const dropped = list.kind === 'ResourceList' ? ['results', 'functionConfig'] : [];
+  const edits = memberCuts(scan, dropped);
   const intact = items.length === list.items.length && items.every((o, i) => o === list.items[i] && !o.changed);
-  if (intact) {
-    // the input's own bytes, less the members a ResourceList does not echo, plus the results
-    const { kept, close } = hadResults ? withoutMembers(text, scan, ['results', 'functionConfig']) : { kept: text, close: scan.close };
-    if (!withResults) {
-      out.chunks.push(kept);
-      return;
-    }
-    const head = kept.slice(0, close).trimEnd();
-    out.chunks.push(
-      head,
-      head.endsWith('{') ? '\n' : ',\n',
-      `  "results": ${JSON.stringify(results, null, 2).replace(/\n/g, '\n  ')}\n`,
-      kept.slice(close),
-    );
+  const itemsMember = scan.members.find((m) => m.key === 'items')!;
+  if (!intact) edits.push({ from: itemsMember.start, to: itemsMember.end, text: jsonItemsText(list, text, scan, itemsMember, items) });
+  const { kept, close } = withEdits(text, edits, scan.close);
+  if (!withResults) {
+    out.chunks.push(kept);
     return;
   }
-  const members: string[] = [];
-  for (const m of scan.members) {
-    if ((m.key === 'results' || m.key === 'functionConfig') && list.kind === 'ResourceList') continue; // not echoed
-    if (m.key !== 'items') {
-      members.push(`  ${JSON.stringify(m.key)}: ${text.slice(m.start, m.end)}`);
-      continue;
-    }
-    members.push(`  "items": ${items.length ? `[\n${items.map((o) => '    ' + o.jsonText('    ')).join(',\n')}\n  ]` : '[]'}`);
-  }
-  if (withResults) members.push(`  "results": ${JSON.stringify(results, null, 2).replace(/\n/g, '\n  ')}`);
-  out.chunks.push(`{\n${members.join(',\n')}\n}\n`);
+  // right after the last member, before the white space that closes the object (kept)
+  const end = kept.slice(0, close).trimEnd().length;
+  const lineAfter = kept.slice(end, close).includes('\n') ? '' : '\n';
+  out.chunks.push(
+    kept.slice(0, end),
+    `${kept[end - 1] === '{' ? '' : ','}\n  "results": ${escapeNotPrintable(JSON.stringify(results, null, 2)).replace(/\n/g, '\n  ')}${lineAfter}`,
+    kept.slice(end),
+  );
 }
 
 /**
- * The object's text with the named members cut out, each with the comma that joined it to its
- * neighbour (`A,F,B` -> `A,B`; `{F,A}` -> `{A}`), and where its closing `}` now is.
+ * The items array (`[` to `]`) with `items`: its own brackets and the white space inside them,
+ * its own separator between elements, each unchanged item of the list its own bytes; a changed
+ * or new item written as JSON at the indentation of the array's elements.
  */
-function withoutMembers(text: string, scan: JsonObjectScan, keys: string[]): { kept: string; close: number } {
-  const cuts: [number, number][] = [];
+function jsonItemsText(
+  list: ListDoc,
+  text: string,
+  scan: JsonObjectScan,
+  member: JsonObjectScan['members'][number],
+  items: KubeObject[],
+): string {
+  if (items.length === 0) return '[]';
+  const spans = scan.items ?? [];
+  let open: string;
+  let sep: string;
+  let close: string;
+  if (spans.length > 0) {
+    open = text.slice(member.start, spans[0]!.start);
+    close = text.slice(spans[spans.length - 1]!.end, member.end);
+    sep = spans.length > 1 ? text.slice(spans[0]!.end, spans[1]!.start) : `,${open.slice(1)}`;
+  } else {
+    // no element to copy the layout from: the envelope's (one line, or the member's indentation plus two)
+    const lineStart = text.lastIndexOf('\n', member.keyStart) + 1;
+    const indent = /^[ \t]*/.exec(text.slice(lineStart, member.keyStart))![0];
+    const multiLine = text.lastIndexOf('\n', scan.close) > 0;
+    open = multiLine ? `[\n${indent}  ` : '[';
+    sep = multiLine ? `,\n${indent}  ` : ',';
+    close = multiLine ? `\n${indent}]` : ']';
+  }
+  // the elements' indentation: what follows the last line break before an element, else the `items` line's
+  const before = sep.includes('\n')
+    ? sep
+    : open.includes('\n')
+      ? open
+      : text.slice(text.lastIndexOf('\n', member.keyStart) + 1, member.keyStart);
+  const indent = /^[ \t]*/.exec(before.slice(before.lastIndexOf('\n') + 1))![0];
+  const parts = items.map((o) => (o.container === list && !o.changed ? o.jsonText('') : o.jsonText(indent)));
+  return open + parts.join(sep) + close;
+}
+
+/** A span of a text replaced by other text. */
+interface Edit {
+  from: number;
+  to: number;
+  text: string;
+}
+
+/**
+ * Cuts of the named members, each with the comma that joined it to its neighbour (`A,F,B` ->
+ * `A,B`; `{F,A}` -> `{A}`).
+ */
+function memberCuts(scan: JsonObjectScan, keys: readonly string[]): Edit[] {
+  const cuts: Edit[] = [];
   scan.members.forEach((m, i) => {
     if (!keys.includes(m.key)) return;
     const prev = scan.members[i - 1];
     const next = scan.members[i + 1];
-    if (prev) cuts.push([prev.end, m.end]);
-    else cuts.push([m.keyStart, next ? next.keyStart : m.end]);
+    if (prev) cuts.push({ from: prev.end, to: m.end, text: '' });
+    else cuts.push({ from: m.keyStart, to: next ? next.keyStart : m.end, text: '' });
   });
-  let kept = '';
+  return cuts;
+}
+
+/** The text with the edits made (in order; a cut may overlap the one before it: two members in a row), and where its closing `}` now is. */
+function withEdits(text: string, edits: Edit[], close: number): { kept: string; close: number } {
+  const sorted = edits.slice().sort((a, b) => a.from - b.from);
+  const parts: string[] = [];
   let at = 0;
-  let removed = 0;
-  for (const [from, to] of cuts) {
-    const start = Math.max(from, at); // a cut may overlap the one before it (two members in a row)
-    kept += text.slice(at, start);
-    removed += Math.max(0, to - start);
-    at = Math.max(to, at);
+  let shift = 0;
+  for (const e of sorted) {
+    const start = Math.max(e.from, at);
+    parts.push(text.slice(at, start), e.text);
+    const to = Math.max(e.to, at);
+    shift += e.text.length - (to - start);
+    at = to;
   }
-  kept += text.slice(at);
-  return { kept, close: scan.close - removed };
+  parts.push(text.slice(at));
+  return { kept: parts.join(''), close: close + shift };
 }
 
 /**
@@ -553,8 +604,8 @@ function listInput(list: ListDoc, lead: string, tail: string): ParsedInput {
 
 // ---------- writing ----------
 
-/** A `---` (or `...`) line in a document's lead: the document is separated from the one before. */
-const SEPARATED = /(?:^|\n)(?:---|\.\.\.)(?:[ \t\r\n]|$)/;
+/** A `---` (or `...`) line in a document's lead: the document is separated from the one before (lines end at LF or a bare CR). */
+const SEPARATED = /(?:^|[\n\r])(?:---|\.\.\.)(?:[ \t\r\n]|$)/;
 
 function writeStream(layout: Extract<Layout, { kind: 'stream' }>, items: KubeObject[], out: Output): void {
   const groups = new Map<ListDoc, KubeObject[]>();
@@ -569,9 +620,9 @@ function writeStream(layout: Extract<Layout, { kind: 'stream' }>, items: KubeObj
   let last = '';
   const emit = (lead: string, text: string, changed: boolean): void => {
     let l = lead;
-    if (changed && l !== '' && !l.endsWith('\n')) l += '\n';
+    if (changed && !endsLine(l)) l += '\n';
     if (!first && !SEPARATED.test(l)) l = '---\n' + l;
-    if (!first && last !== '' && !last.endsWith('\n')) out.chunks.push('\n');
+    if (!first && !endsLine(last)) out.chunks.push('\n');
     if (l) out.chunks.push(l);
     out.chunks.push(text);
     last = text;
@@ -608,7 +659,7 @@ function writeStream(layout: Extract<Layout, { kind: 'stream' }>, items: KubeObj
   }
   writeEmpties(Number.POSITIVE_INFINITY);
   if (layout.tail) {
-    if (last !== '' && !last.endsWith('\n')) out.chunks.push('\n');
+    if (!endsLine(last)) out.chunks.push('\n');
     out.chunks.push(layout.tail);
   }
 }

@@ -2,7 +2,7 @@
  * KRM function results (kpt's `results` field): message, severity, resourceRef, field, file
  * and tags. A stable rule id goes in `tags.rule` so that tools and tests can match on it.
  */
-import type { KubeObject, ResourceRef } from './kube-object.js';
+import { KrmError, type KubeObject, type ResourceRef } from './kube-object.js';
 
 export type Severity = 'error' | 'warning' | 'info';
 
@@ -30,15 +30,29 @@ export interface ResultOptions {
   file?: { path: string; index?: number };
 }
 
+/**
+ * The item's resourceRef and file, or neither when it cannot be read as a KRM resource (a
+ * result about such an item, e.g. a note of the reader on a document that is a plain string,
+ * then names it in its message only).
+ */
+function placeOf(o: KubeObject): { ref?: ResourceRef; file?: { path: string; index?: number } } {
+  try {
+    return { ref: o.ref(), file: o.file() };
+  } catch (e) {
+    if (e instanceof KrmError) return {};
+    throw e;
+  }
+}
+
 export class Results {
   readonly list: Result[] = [];
 
   add(severity: Severity, message: string, opts: ResultOptions = {}): Result {
     const r: Result = { message, severity };
     if (opts.object) {
-      r.resourceRef = opts.object.ref();
-      const f = opts.object.file();
-      if (f) r.file = f;
+      const at = placeOf(opts.object);
+      if (at.ref) r.resourceRef = at.ref;
+      if (at.file) r.file = at.file;
     }
     if (opts.file && !r.file) r.file = opts.file;
     if (opts.field) r.field = { path: opts.field };

@@ -16,6 +16,35 @@ function lineEnd(text: string, pos: number): number {
   return e < 0 ? text.length : e;
 }
 
+/** A CR that is not half of a CRLF: a line break of its own (old Mac line ends), to go-yaml and to both readers. */
+const BARE_CR = /\r(?!\n)/;
+/** An LF, or a bare CR. */
+const LINE_BREAK = /\r(?!\n)|\n/g;
+
+/** End of the line starting at `pos` when a bare CR ends a line too (the index of its LF or CR, or text.length). */
+function lineEndAnyBreak(text: string, pos: number): number {
+  LINE_BREAK.lastIndex = pos;
+  const m = LINE_BREAK.exec(text);
+  return m ? m.index : text.length;
+}
+
+/**
+ * How lines of `text` end: at an LF (CRLF included), or, when the text has bare CRs (old Mac
+ * line ends, alone or mixed with others), at a bare CR too. One regular-expression scan decides,
+ * so that LF text keeps the plain `indexOf` search.
+ */
+type LineEnds = (text: string, pos: number) => number;
+
+function lineEndsOf(text: string): LineEnds {
+  return BARE_CR.test(text) ? lineEndAnyBreak : lineEnd;
+}
+
+/** Whether a text ends a line (LF, CRLF or a bare CR), or is empty. */
+export function endsLine(text: string): boolean {
+  const c = text.charCodeAt(text.length - 1);
+  return text === '' || c === 10 || c === 13;
+}
+
 function indentAt(text: string, pos: number): number {
   let i = pos;
   while (text.charCodeAt(i) === 32) i++;
@@ -70,9 +99,11 @@ interface StreamDoc {
  * and body, then the tail, gives the text back. A line starting with `---` or `...` always ends
  * a document (YAML forbids either at column 0 inside one, even in a block scalar). A document
  * starts at its first line of content: comments above it are its lead, so that its line is
- * where its content is.
+ * where its content is. Lines end where the readers end them: at an LF, and at a bare CR
+ * (`\r---\r` separates old-Mac documents, as go-yaml reads them).
  */
 export function splitDocuments(text: string): { docs: StreamDoc[]; tail: string } {
+  const lineEndAt = lineEndsOf(text);
   const docs: StreamDoc[] = [];
   let lead = '';
   let start = 0;
@@ -92,7 +123,7 @@ export function splitDocuments(text: string): { docs: StreamDoc[]; tail: string 
     start = pos = 1;
   }
   while (pos < text.length) {
-    const end = lineEnd(text, pos);
+    const end = lineEndAt(text, pos);
     const next = end + 1;
     if (isMarker(text, pos)) {
       close(pos);
@@ -168,12 +199,12 @@ function topKey(text: string, pos: number, end: number): { key: string; after: n
 }
 
 /** Start of the run of column-0 comments (and blank lines between them) that ends right before `pos`. */
-function commentRunStart(text: string, from: number, pos: number, starts: number[]): number {
+function commentRunStart(text: string, from: number, pos: number, starts: number[], eol: LineEnds): number {
   let start = pos;
   for (let k = starts.length - 1; k >= 0; k--) {
     const s = starts[k]!;
     if (s < from) break;
-    const end = lineEnd(text, s);
+    const end = eol(text, s);
     if (text.charCodeAt(s) === 35) start = s;
     else if (!isBlankLine(text, s, end)) break;
   }
@@ -182,9 +213,11 @@ function commentRunStart(text: string, from: number, pos: number, starts: number
 
 /**
  * Splits a list document (one YAML document: a block mapping at column 0 with an `items`
- * sequence) into sections and entries. `undefined` when the layout is anything else.
+ * sequence) into sections and entries. `undefined` when the layout is anything else. Lines
+ * end at an LF, and at a bare CR too (as in splitDocuments).
  */
 export function scanList(text: string, baseLine = 1): ScannedList | undefined {
+  const eol = lineEndsOf(text);
   const sections: { key: string; start: number; end: number }[] = [];
   let items: ItemsScan | undefined;
   let pos = 0;
@@ -193,20 +226,20 @@ export function scanList(text: string, baseLine = 1): ScannedList | undefined {
   let current: { key: string; start: number; scanner: ContinuationScanner } | undefined;
   let skipStarts: number[] = []; // skip lines since the last content line of the current section
   while (pos < text.length) {
-    const end = lineEnd(text, pos);
+    const end = eol(text, pos);
     const c = text.charCodeAt(pos);
     const open = current?.scanner.continuationIndent() !== undefined;
     if (!open && c !== 32 && c !== 9 && !isSkipLine(text, pos, end) && !(c === 45 && current && isDashLine(text, pos, end))) {
       // a top-level key starts a section; column-0 comments just before it belong to it
       const k = topKey(text, pos, end);
       if (!k) return undefined;
-      const start = current ? commentRunStart(text, sectionStart, pos, skipStarts) : sectionStart;
+      const start = current ? commentRunStart(text, sectionStart, pos, skipStarts, eol) : sectionStart;
       if (current) sections.push({ key: current.key, start: current.start, end: start });
       sectionStart = start;
       skipStarts = [];
       if (k.key === 'items') {
         if (items) return undefined;
-        items = scanItems(text, pos, k.after, line, keepChompAt(text));
+        items = scanItems(text, pos, k.after, line, keepChompAt(text), eol);
         if (!items) return undefined;
         current = undefined;
         sections.push({ key: 'items', start, end: items.end });
@@ -276,15 +309,15 @@ interface ItemsScan {
 }
 
 /** The items section whose `items:` line starts at `keyPos`; `after` is the offset after the colon. */
-function scanItems(text: string, keyPos: number, after: number, keyLine: number, keep: number[]): ItemsScan | undefined {
-  const end = lineEnd(text, keyPos);
+function scanItems(text: string, keyPos: number, after: number, keyLine: number, keep: number[], eol: LineEnds): ItemsScan | undefined {
+  const end = eol(text, keyPos);
   let v = after;
   while (text.charCodeAt(v) === 32 || text.charCodeAt(v) === 9) v++;
   const c = text.charCodeAt(v);
   let scan: Omit<ItemsScan, 'keyPos'> | undefined;
   if (v >= end || c === 35 || c === 13 || /^(?:null|Null|NULL|~)[ \t\r]*(?:#.*)?$/.test(text.slice(v, end)))
-    scan = scanBlockItems(text, Math.min(end + 1, text.length), keyLine + 1, keep);
-  else if (c === 91) scan = scanFlowItems(text, v, keyLine); // [
+    scan = scanBlockItems(text, Math.min(end + 1, text.length), keyLine + 1, keep, eol);
+  else if (c === 91) scan = scanFlowItems(text, v, keyLine, eol); // [
   // else an anchor, a tag, a scalar: the careful reader decides
   return scan && { ...scan, keyPos };
 }
@@ -305,7 +338,13 @@ const KEEP_CHOMP = /(?:^|[\s:-])[|>][0-9]?\+[0-9]?\s*(?:#.*)?$/;
  * lead (deeper ones, and blank lines after a keep-chomping block scalar, may be content and
  * stay); column-0 comments after the last entry are the section's tail.
  */
-function scanBlockItems(text: string, start: number, startLine: number, keepAt: number[]): Omit<ItemsScan, 'keyPos'> | undefined {
+function scanBlockItems(
+  text: string,
+  start: number,
+  startLine: number,
+  keepAt: number[],
+  eol: LineEnds,
+): Omit<ItemsScan, 'keyPos'> | undefined {
   const entries: ListEntry[] = [];
   let seqIndent = -1;
   let pos = start;
@@ -325,7 +364,7 @@ function scanBlockItems(text: string, start: number, startLine: number, keepAt: 
     entries.push({ lead: text.slice(cur.leadStart, cur.start), raw: text.slice(cur.start, to), offset: cur.start, line: cur.line });
   };
   for (; pos < text.length; line++) {
-    const end = lineEnd(text, pos);
+    const end = eol(text, pos);
     const next = Math.min(end + 1, text.length);
     const ind = indentAt(text, pos);
     const c = text.charCodeAt(pos + ind);
@@ -384,7 +423,7 @@ function scanBlockItems(text: string, start: number, startLine: number, keepAt: 
 }
 
 /** Items of a flow sequence `[a, {b: c}, ...]` starting at `open`, split at top-level commas. */
-function scanFlowItems(text: string, open: number, openLine: number): Omit<ItemsScan, 'keyPos'> | undefined {
+function scanFlowItems(text: string, open: number, openLine: number, eol: LineEnds): Omit<ItemsScan, 'keyPos'> | undefined {
   const entries: ListEntry[] = [];
   let depth = 0;
   let line = openLine;
@@ -400,13 +439,13 @@ function scanFlowItems(text: string, open: number, openLine: number): Omit<Items
   let i = open;
   for (; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 10) {
-      line++;
+    if (c === 10 || (c === 13 && text.charCodeAt(i + 1) !== 10)) {
+      line++; // an LF, or a bare CR
       continue;
     }
     if (c === 32 || c === 9 || c === 13) continue;
     if (c === 35 && /[\s[,]/.test(text[i - 1] ?? ' ')) {
-      i = lineEnd(text, i) - 1; // a comment
+      i = eol(text, i) - 1; // a comment
       continue;
     }
     if (depth === 1 && itemStart < 0 && c !== 44 && c !== 93) {
@@ -418,7 +457,7 @@ function scanFlowItems(text: string, open: number, openLine: number): Omit<Items
     if ((c === 34 || c === 39) && tokenStart) {
       const close = closeQuoteAt(text, i);
       if (close < 0) return undefined;
-      for (let k = i; k < close; k++) if (text.charCodeAt(k) === 10) line++;
+      for (let k = i; k < close; k++) if (text.charCodeAt(k) === 10 || (text.charCodeAt(k) === 13 && text.charCodeAt(k + 1) !== 10)) line++;
       i = close - 1;
       lastEnd = close;
       continue;
@@ -441,7 +480,7 @@ function scanFlowItems(text: string, open: number, openLine: number): Omit<Items
   }
   if (depth !== 0) return undefined;
   const close = i; // the `]`
-  const end = lineEnd(text, close);
+  const end = eol(text, close);
   if (!isSkipLine(text, close + 1, end)) return undefined; // more on the `]` line
   const after = Math.min(end + 1, text.length);
   return {
@@ -537,14 +576,15 @@ function markForeignAliases(text: string, entries: ListEntry[]): void {
 
 // ---------- entries as documents ----------
 
-/** The entry's text as a standalone YAML document (its `- ` and indentation removed). */
+/** The entry's text as a standalone YAML document (its `- ` and indentation removed; lines end at LF, bare CRs made LF). */
 export function dedentItem(raw: string, seqIndent: number): string {
+  const eol = lineEndsOf(raw);
   const cut = seqIndent + 2;
   let out = '';
   let pos = 0;
   let first = true;
   while (pos < raw.length) {
-    const end = lineEnd(raw, pos);
+    const end = eol(raw, pos);
     const l = raw.slice(pos, end);
     if (end - pos >= cut && (first || indentAt(raw, pos) >= cut)) out += l.slice(cut) + '\n';
     else out += l.trimStart() + '\n'; // blank, or a comment indented less than the entry
@@ -554,13 +594,17 @@ export function dedentItem(raw: string, seqIndent: number): string {
   return out;
 }
 
+/** The break of a line followed by a line that is not empty: an LF, or a bare CR (a CR before an LF is half of a CRLF). */
+const LINE_STARTS = /[\r\n](?=[^\n])/g;
+
 /** Inverse of `dedentItem`: the document as an entry of a block sequence at `seqIndent`. */
 export function indentItem(body: string, seqIndent: number): string {
   if (body === '') return ' '.repeat(seqIndent) + '-\n';
-  const text = body.endsWith('\n') ? body : body + '\n';
+  const text = endsLine(body) ? body : body + '\n';
   // one pass, one flat string (no rope of a few pieces per line to flatten when written): every
-  // line but the first indented past the `- `, empty lines left empty
-  return ' '.repeat(seqIndent) + '- ' + text.replace(/\n(?=[^\n])/g, '\n' + ' '.repeat(seqIndent + 2));
+  // line but the first indented past the `- `, empty lines left empty (a bare CR ends a line too)
+  const pad = ' '.repeat(seqIndent + 2);
+  return ' '.repeat(seqIndent) + '- ' + text.replace(LINE_STARTS, (br) => br + pad);
 }
 
 /**

@@ -53,22 +53,34 @@ export function scalarText(value: string | number | boolean): string | undefined
   return "'" + value.replace(/'/g, "''") + "'";
 }
 
+/** Why an edit cannot be made line-wise (the caller edits through the `yaml` Document then, and says why). */
+export interface Refused {
+  refused: string;
+}
+
+const no = (why: string): Refused => ({ refused: why });
+
+/** The dotted path of a mapping being searched (`the item` at the top). */
+const fieldAt = (path: readonly string[], depth: number): string => (depth === 0 ? 'the item' : path.slice(0, depth).join('.'));
+
 /**
  * Sets `path` (mapping keys only) to the already-quoted scalar `valueText` in the document
- * `body`. Creates missing mappings along the path. Returns the new body or `undefined`.
+ * `body`. Creates missing mappings along the path. Returns the new body, or why the layout does
+ * not allow a line-wise edit.
  */
-export function setScalarInText(body: string, path: string[], valueText: string): string | undefined {
+export function setScalarInText(body: string, path: string[], valueText: string): string | Refused {
   if (/\r/.test(body)) {
     // CRLF throughout (Windows editors): edited as LF, written back with CRLF; any other CR is left to yaml
-    if (/(?:^|[^\r])\n/.test(body)) return undefined; // LF and CRLF mixed
+    if (/(?:^|[^\r])\n/.test(body)) return no('its lines end in both LF and CRLF');
     const lf = body.replace(/\r\n/g, '\n');
-    if (/\r/.test(lf)) return undefined;
-    return setScalarInLfText(lf, path, valueText)?.replace(/\n/g, '\r\n');
+    if (/\r/.test(lf)) return no('its lines end in bare CRs (old Mac)');
+    const next = setScalarInLfText(lf, path, valueText);
+    return typeof next === 'string' ? next.replace(/\n/g, '\r\n') : next;
   }
   return setScalarInLfText(body, path, valueText);
 }
 
-function setScalarInLfText(body: string, path: string[], valueText: string): string | undefined {
+function setScalarInLfText(body: string, path: string[], valueText: string): string | Refused {
   const lines = toLines(body);
   // region of the mapping being searched: [start, end), with its entries at `indent`
   let start = 0;
@@ -95,35 +107,35 @@ function setScalarInLfText(body: string, path: string[], valueText: string): str
       const l = lines[k]!;
       if (l.skip) continue;
       if (/(?:^|:\s|^-\s)\s*[|>][-+0-9]*\s*(?:#.*)?$/.test(l.text)) hasBlockScalar = true;
-      if (l.indent < indent) return undefined;
+      if (l.indent < indent) return no(`${fieldAt(path, depth)} is indented unevenly`);
       if (l.indent > indent) {
         lastEntryEnd = k + 1;
         continue;
       }
       if (l.text.startsWith('- ') || l.text === '-') {
         // kyaml's compact style: a sequence at the keys' indentation belongs to the key above
-        if (k === first) return undefined; // the region is a sequence, not a mapping
+        if (k === first) return no(`${fieldAt(path, depth)} is a list`);
         lastEntryEnd = k + 1;
         continue;
       }
       const kv = splitKeyLine(l.text);
-      if (!kv) return undefined;
+      if (!kv) return no(`a key of ${fieldAt(path, depth)} is no plain \`key:\` line (flow style, an anchor, a tag, an escaped key)`);
       lastEntryEnd = k + 1;
       if (kv[0] === seg) found = k;
     }
     if (found < 0) {
-      if (hasBlockScalar) return undefined;
+      if (hasBlockScalar) return no(`${fieldAt(path, depth)} holds a block scalar, after which a new key could land inside it`);
       // insert the rest of the path after the last entry of this mapping
       if (depth > 0 && first < 0) {
         const after = lines[parentLine]!;
         const kv = splitKeyLine(after.text);
-        if (!kv || (kv[1] !== '' && !kv[1].startsWith('#'))) return undefined; // e.g. `annotations: {}`
+        if (!kv || (kv[1] !== '' && !kv[1].startsWith('#'))) return no(`${fieldAt(path, depth)} is written in flow style (\`{}\`)`);
       }
       const add: string[] = [];
       for (let d = depth; d < path.length; d++) {
         const pad = ' '.repeat(indent + (d - depth) * 2);
         const key = keyText(path[d]!);
-        if (key === undefined) return undefined;
+        if (key === undefined) return no(`the key ${path[d]} needs escapes`);
         add.push(d === path.length - 1 ? `${pad}${key}: ${valueText}` : `${pad}${key}:`);
       }
       const out = body.split('\n');
@@ -134,20 +146,21 @@ function setScalarInLfText(body: string, path: string[], valueText: string): str
     const kv = splitKeyLine(lines[found]!.text)!;
     if (depth === path.length - 1) {
       const v = kv[1];
-      if (v.startsWith('|') || v.startsWith('>') || v.startsWith('&') || v.startsWith('*') || v.startsWith('!')) return undefined;
+      const special = OLD_VALUE[v[0] ?? ''];
+      if (special) return no(`its old value ${special}`);
       if (v === '' || v.startsWith('#')) {
         // `key:` with a nested block (or null): only a null is replaceable line-wise
         let k = found + 1;
         while (k < lines.length && lines[k]!.skip) k++;
-        if (k < lines.length && lines[k]!.indent > indent) return undefined;
-        if (k < lines.length && lines[k]!.indent === indent && lines[k]!.text.startsWith('-')) return undefined;
+        if (k < lines.length && lines[k]!.indent > indent) return no('its old value is a mapping or a list');
+        if (k < lines.length && lines[k]!.indent === indent && lines[k]!.text.startsWith('-')) return no('its old value is a list');
       } else {
         // a single-line value: check it is not continued on the next lines
         let k = found + 1;
         while (k < lines.length && lines[k]!.skip) k++;
-        if (k < lines.length && lines[k]!.indent > indent) return undefined;
+        if (k < lines.length && lines[k]!.indent > indent) return no('its old value spans several lines');
         if (v.startsWith('[') || v.startsWith('{')) {
-          if (fastLoad(`k: ${v}\n`) === undefined) return undefined;
+          if (fastLoad(`k: ${v}\n`) === undefined) return no('its old value is a flow collection the line reader does not take');
         }
       }
       const out = body.split('\n');
@@ -156,7 +169,8 @@ function setScalarInLfText(body: string, path: string[], valueText: string): str
       return out.join('\n');
     }
     // descend: the value must be a nested block mapping
-    if (kv[1] !== '' && !kv[1].startsWith('#')) return undefined;
+    if (kv[1] !== '' && !kv[1].startsWith('#'))
+      return no(`${fieldAt(path, depth + 1)} is written in flow style (or has an anchor, a tag, a scalar value)`);
     parentLine = found;
     start = found + 1;
     let k = start;
@@ -165,8 +179,17 @@ function setScalarInLfText(body: string, path: string[], valueText: string): str
     while (k > start && lines[k - 1]!.skip) k--;
     end = k;
   }
-  return undefined;
+  return no('the path is empty');
 }
+
+/** What an old value the line reader leaves alone is, by its first character. */
+const OLD_VALUE: Record<string, string> = {
+  '|': 'is a block scalar',
+  '>': 'is a folded block scalar',
+  '&': 'has an anchor',
+  '*': 'is an alias',
+  '!': 'has a tag',
+};
 
 function keyLength(text: string): number {
   const c = text[0];

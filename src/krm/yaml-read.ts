@@ -16,6 +16,7 @@
  */
 import type { Document, Node as YamlNode } from 'yaml';
 import { PARSE_OPTIONS, yamlLib } from './lazy.js';
+import { NOT_PRINTABLE, notPrintableDetail } from './printable.js';
 
 /** Deepest nesting of collections accepted; deeper input is an error, not a stack overflow. */
 export const MAX_DEPTH = 256;
@@ -96,6 +97,9 @@ interface Anchor {
   size: number;
 }
 
+/** An anchor whose value is being read: an alias to it inside it would make the value contain itself. */
+const OPEN: Anchor = { value: undefined, size: 0 };
+
 class Converter {
   readonly anchors = new Map<string, Anchor>();
   /** nodes converted so far, aliases counted at their expanded size */
@@ -119,6 +123,12 @@ class Converter {
     if (Y.isAlias(node)) {
       const a = this.anchors.get(node.source);
       if (!a) this.fail(node, `alias *${node.source} has no anchor &${node.source} before it`, 'UNKNOWN_ANCHOR');
+      if (a === OPEN)
+        this.fail(
+          node,
+          `alias *${node.source} stands inside the value its anchor &${node.source} names (a value that contains itself): kubectl and kustomize cannot read it either`,
+          'RECURSIVE_ALIAS',
+        );
       this.count += a.size;
       if (this.count - this.literal > MAX_ALIAS_EXPANSION)
         this.fail(
@@ -130,6 +140,8 @@ class Converter {
     }
     this.count++;
     this.literal++;
+    // an alias inside the anchored value refers to that value (YAML: the anchor comes first), as go-yaml reads it
+    if (node.anchor && !Y.isScalar(node)) this.anchors.set(node.anchor, OPEN);
     if (Y.isScalar(node)) out = node.value instanceof Uint8Array ? binaryText(node.value) : node.value;
     else if (SPECIAL_COLLECTIONS.has(node.tag ?? ''))
       out = (node as unknown as { toJS(doc: Document, opts: object): unknown }).toJS(this.doc, { maxAliasCount: 100 });
@@ -377,6 +389,8 @@ function firstError(src: string, docs: Document.Parsed[]): YamlReadError | undef
 
 /** Documents of `src` read strictly, then (on an error) as go-yaml would, with notes saying how. */
 function lenientDocuments(src: string): { docs: Document.Parsed[]; text: string; notes: ReadNote[] } {
+  const bad = NOT_PRINTABLE.exec(src);
+  if (bad) throw errorAt(src, bad.index, notPrintableDetail(bad[0]), 'NOT_PRINTABLE');
   const notes: ReadNote[] = [];
   // a bare CR is a line break to go-yaml (and to the fast reader): read it so from the start, or
   // `a: 0644\r` would be a string here and 420 there, and 300 CR-only lines one 300-deep line

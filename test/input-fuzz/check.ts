@@ -16,6 +16,8 @@ import { definition as intentValidate } from '../../functions/intent-validate/fu
 import { definition as phasePlanExpand } from '../../functions/phase-plan-expand/function.js';
 import { definition as siteFromCatalogue } from '../../functions/site-from-catalogue/function.js';
 import { type FunctionDefinition, PARSE_OPTIONS, readInput, runFunction } from '../../src/krm/index.js';
+import { pushAll } from '../../src/krm/data.js';
+import { scanJsonObject } from '../../src/krm/json-scan.js';
 import { resourceList } from '../golden.js';
 import { identity } from '../identity/function.js';
 import fc from 'fast-check';
@@ -72,7 +74,8 @@ export async function fuzz(corpusDocs: string[], n: number, seed: number): Promi
 
 /** The items `yaml` reads from the input (JSON.parse for JSON), `kind: List` documents unwrapped. */
 function referenceItems(input: string, l: Layout): unknown[] | undefined {
-  const text = input.replace(/^\ufeff/, '');
+  // a bare CR is a line break to go-yaml (and to the runtime's readers), not to `yaml`
+  const text = input.replace(/^\ufeff/, '').replace(/\r(?!\n)/g, '\n');
   if (l.form === 'json') return (JSON.parse(text) as { items: unknown[] }).items;
   if (l.form === 'list') {
     const docs = parseAllDocuments(text, PARSE_OPTIONS);
@@ -137,6 +140,7 @@ export async function checkCase(c: Case): Promise<string[]> {
     }
   }
   if (c.layout.mutations.length) return problems;
+  if (c.layout.form === 'json') pushAll(problems, await jsonEnvelopeKept(docs, c.layout));
   const reference = referenceItems(assemble(docs, c.layout, NO_CHANGE[0]!.config), c.layout);
   if (reference) {
     const ours = readInput(assemble(docs, c.layout, NO_CHANGE[0]!.config).replace(/^\ufeff/, '')).items.map((o) => {
@@ -149,5 +153,55 @@ export async function checkCase(c: Case): Promise<string[]> {
     if (!isDeepStrictEqual(JSON.parse(JSON.stringify(ours)), JSON.parse(JSON.stringify(reference))))
       problems.push(`the runtime reads other items than yaml does (${ours.length} vs ${reference.length})`);
   }
+  return problems;
+}
+
+/** The identity function annotating every resource: the items change, nothing else should. */
+const ANNOTATE =
+  'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nmetadata:\n  name: annotate\nspec:\n  annotate: {fuzz.baremetal-krm.dev/touched: "yes"}\n';
+
+/** A JSON object's text with one member cut (with the comma joining it), and its `items` array as `[]`; where the cut was. */
+function envelope(text: string, cut: string): { text: string; at: number } | undefined {
+  const scan = scanJsonObject(text);
+  const items = scan?.members.find((m) => m.key === 'items');
+  if (!scan || !items) return undefined;
+  const i = scan.members.findIndex((m) => m.key === cut);
+  const m = scan.members[i];
+  const prev = scan.members[i - 1];
+  const next = scan.members[i + 1];
+  const [from, to] = !m ? [items.end, items.end] : prev ? [prev.end, m.end] : [m.keyStart, next ? next.keyStart : m.end];
+  const spans = [
+    { from, to, text: '' },
+    { from: items.start, to: items.end, text: '[]' },
+  ].sort((a, b) => b.from - a.from);
+  let out = text;
+  for (const s of spans) out = out.slice(0, s.from) + s.text + out.slice(s.to);
+  return { text: out, at: from < items.start ? from : from - (items.end - items.start - 2) };
+}
+
+/**
+ * A JSON ResourceList whose items change (the identity function annotating every resource):
+ * the envelope keeps every byte (members, their order and spacing; the functionConfig cut, the
+ * results inserted), and each item that did not change keeps its bytes.
+ */
+async function jsonEnvelopeKept(docs: string[], layout: Layout): Promise<string[]> {
+  const input = assemble(docs, layout, ANNOTATE);
+  const r = await runFunction(identity, input);
+  if (r.exitCode !== 0) return []; // items that cannot be read: the run changed nothing
+  const was = envelope(input, 'functionConfig');
+  const now = envelope(r.output, 'results');
+  if (!was || !now) return [`json (items changed): the output is not a JSON object with items`];
+  const problems: string[] = [];
+  // the results are inserted where the functionConfig or the last member was, a line break after them when the object closed on its line
+  if (now.text !== was.text && now.text.slice(0, now.at) + now.text.slice(now.at + 1) !== was.text)
+    problems.push('json (items changed): the envelope is not kept byte for byte');
+  const spansIn = scanJsonObject(input)!.items ?? [];
+  const spansOut = scanJsonObject(r.output)!.items ?? [];
+  spansIn.forEach((s, i) => {
+    const before = input.slice(s.start, s.end);
+    const after = spansOut[i] && r.output.slice(spansOut[i].start, spansOut[i].end);
+    if (after !== undefined && after !== before && isDeepStrictEqual(JSON.parse(after), JSON.parse(before)))
+      problems.push(`json (items changed): items[${i}] did not change but is written anew`);
+  });
   return problems;
 }

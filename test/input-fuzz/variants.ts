@@ -3,7 +3,8 @@
  * (tabs in block scalars, comments everywhere, flow style, anchors, long lines, non-ASCII,
  * quoted keys, multi-line scalars), assembled as a plain stream (document markers, directives,
  * empty documents), a ResourceList (indented or compact items, comments, a leading `---`, flow
- * items, functionConfig before or after) or JSON, with CRLF line ends and a BOM sometimes.
+ * items, functionConfig before or after) or JSON, with CRLF line ends, bare-CR (old Mac) line
+ * ends or a mix of all three, and a BOM sometimes.
  */
 import fc from 'fast-check';
 import { stringify } from 'yaml';
@@ -55,6 +56,8 @@ export function docVariant(doc: string, v: DocVariant): string {
 export interface Layout {
   form: 'stream' | 'list' | 'json';
   crlf: boolean;
+  /** bare-CR line ends (old Mac, read as line breaks as go-yaml does): on every line, or mixed line by line with LF and CRLF */
+  bareCr?: 'none' | 'all' | 'mixed';
   bom: boolean;
   /** stream: how documents are separated, begun and ended */
   separator: number;
@@ -72,6 +75,8 @@ export interface Layout {
   /** json */
   jsonIndent: number;
   jsonNumbers: boolean;
+  /** the JSON envelope: one line (what kpt writes), indented, or indented oddly with an extra member */
+  jsonEnvelope?: 'compact' | 'pretty' | 'odd';
   /** characters inserted (or written over) at positions of the assembled text: input that may be broken */
   mutations: [number, string, boolean][];
 }
@@ -105,6 +110,15 @@ const MUTATION_CHARS = [
   '\ufeff',
 ];
 
+/** A line's indentation and first character: members of one mapping or object (a functionConfig cut from among them) end alike. */
+function lineHash(line: string): number {
+  const indent = /^[ \t]*/.exec(line)![0].length;
+  return indent + (line.charCodeAt(indent) || 0);
+}
+
+/** The line breaks of a mixed text. */
+const LINE_BREAKS = ['\r', '\n', '\r\n', '\r', '\r\n'];
+
 const SEPARATORS = ['---\n', '--- # next\n', '...\n---\n', '\n---\n\n', '---\n# comment-only document\n---\n'];
 const STARTS = ['', '---\n', '# head\n---\n', '%YAML 1.1\n---\n'];
 const ENDS = ['', '...\n', '# tail\n', '---\n# an empty document\n'];
@@ -112,6 +126,7 @@ const ENDS = ['', '...\n', '# tail\n', '---\n# an empty document\n'];
 export const layoutArb: fc.Arbitrary<Layout> = fc.record({
   form: fc.constantFrom('stream', 'list', 'json'),
   crlf: fc.boolean(),
+  bareCr: fc.constantFrom('none' as const, 'none' as const, 'all' as const, 'mixed' as const),
   bom: fc.boolean(),
   separator: fc.nat(SEPARATORS.length - 1),
   start: fc.nat(STARTS.length - 1),
@@ -126,6 +141,7 @@ export const layoutArb: fc.Arbitrary<Layout> = fc.record({
   crossAnchors: fc.boolean(),
   jsonIndent: fc.constantFrom(0, 2, 4),
   jsonNumbers: fc.boolean(),
+  jsonEnvelope: fc.constantFrom('compact' as const, 'pretty' as const, 'odd' as const),
   mutations: fc.oneof(
     { weight: 3, arbitrary: fc.constant([] as [number, string, boolean][]) },
     {
@@ -167,7 +183,21 @@ function jsonText(docs: string[], l: Layout, config: string | undefined): string
     if (l.jsonNumbers) j = j.replace(/}$/, ',"x-fuzz-num":1.0,"x-fuzz-big":12345678901234567890123,"x-fuzz-exp":1e3}');
     return j;
   });
-  const fcPart = config ? `,"functionConfig":${JSON.stringify(parse(config, PARSE_OPTIONS))}` : '';
+  const fcJson = config ? JSON.stringify(parse(config, PARSE_OPTIONS)) : undefined;
+  if (l.jsonEnvelope === 'pretty' || l.jsonEnvelope === 'odd') {
+    // an envelope as people and other tools write it: indented, odd spacing, an extra member, items array spread over lines
+    const odd = l.jsonEnvelope === 'odd';
+    const members = [
+      odd
+        ? '"apiVersion" :  "config.kubernetes.io/v1",   "kind":"ResourceList"'
+        : '"apiVersion": "config.kubernetes.io/v1",\n  "kind": "ResourceList"',
+      `"items": [${items.length ? `${odd ? ' ' : '\n    '}${items.join(odd ? ',\n\t\t' : ',\n    ')}${odd ? ' ' : '\n  '}` : odd ? ' ' : ''}]`,
+      '"x-fuzz-envelope": {"keep":   [1,  2.50],"n": 12345678901234567890123}',
+    ];
+    if (fcJson) members.splice(l.configFirst ? 1 : 3, 0, `"functionConfig": ${fcJson}`);
+    return `{\n  ${members.join(odd ? ' ,\n  ' : ',\n  ')}${odd ? '   ' : ''}\n}\n`;
+  }
+  const fcPart = fcJson ? `,"functionConfig":${fcJson}` : '';
   const sep = ind ? ',\n' : ',';
   return `{"apiVersion":"config.kubernetes.io/v1","kind":"ResourceList","items":[${items.join(sep)}]${fcPart}}\n`;
 }
@@ -179,6 +209,10 @@ export function assemble(docs: string[], l: Layout, config?: string): string {
   else if (l.form === 'list') text = listText(docs, l, config);
   else text = STARTS[l.start]! + docs.join(SEPARATORS[l.separator]!) + ENDS[l.end]!;
   if (l.crlf) text = text.replace(/\r?\n/g, '\r\n');
+  if (l.bareCr === 'all') text = text.replace(/\r?\n/g, '\r');
+  // each line's break chosen by how it starts, not by its place: a line ends alike in a text with a line or a member less
+  if (l.bareCr === 'mixed')
+    text = text.replace(/([^\r\n]*)\r?\n/g, (_, line: string) => line + LINE_BREAKS[lineHash(line) % LINE_BREAKS.length]!);
   for (const [at, ch, insert] of l.mutations) {
     const i = text.length ? at % text.length : 0;
     text = text.slice(0, i) + ch + text.slice(insert ? i : i + 1);

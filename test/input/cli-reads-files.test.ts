@@ -38,7 +38,7 @@ describe('validate reads regular files only', () => {
     expect(r.err).toMatch(/0 error\(s\), 0 warning\(s\), 2 info in 1 object\(s\) from 3 file\(s\)\n$/);
   });
 
-  it('refuses a file over the size limit with a clear error, and one that is not UTF-8 with the byte offset', async () => {
+  it('refuses a file over the size limit with a clear error, and one that is not UTF-8 or holds a NUL with the byte offset', async () => {
     const big = join(dir, 'big', 'huge.yaml');
     mkdirSync(join(dir, 'big'));
     writeFileSync(big, '');
@@ -48,9 +48,14 @@ describe('validate reads regular files only', () => {
       latin1,
       Buffer.concat([Buffer.from('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: caf'), Buffer.from([0xe9]), Buffer.from('\n')]),
     );
+    const nul = join(dir, 'big', 'nul.yaml');
+    writeFileSync(nul, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  k: a\u0000b\n');
     const r = await validate([join(dir, 'big')]);
     expect(r.code).toBe(1);
     expect(r.err).toContain(`${big}: error: larger than 256 MiB: not read; split it [input]`);
+    expect(r.err).toContain(
+      `${nul}: error: the file holds a character YAML does not allow at byte offset 63 (line 6, byte 7 of the line); U+0000 (NUL, a control character) is not allowed in YAML`,
+    );
     expect(r.err).toContain(
       `${latin1}: error: the file is not valid UTF-8: byte 0xE9 at byte offset 52 (line 4, byte 12 of the line); YAML is read as UTF-8: convert the file (e.g. iconv -f latin1 -t utf-8) [input]`,
     );

@@ -128,6 +128,41 @@ describe('nothing destroyed on bad input', () => {
     );
   });
 
+  it('a NUL or another character YAML does not allow (as go-yaml): error with the byte offset, line, item and fix; nothing written', async () => {
+    const stream = cm('a') + '---\n' + cm('é', 'data:\n  k: x\u0000y\n');
+    for (const input of [stream, Buffer.from(stream)]) {
+      const r = await runFunction(identity, input);
+      expect(r.exitCode).toBe(1);
+      expect(r.output).toBe('');
+      expect(errors(r).map((e) => e.message)).toEqual([
+        'input holds a character YAML does not allow at byte offset 119 (line 11, byte 7 of the line, in document 2 ConfigMap/é); ' +
+          'U+0000 (NUL, a control character) is not allowed in YAML (kubectl, kustomize and kpt refuse it too): remove it, or write it escaped in a double-quoted string ("\\x00")',
+      ]);
+    }
+    // the other forbidden characters, anywhere (a quoted string, a comment, a block scalar, JSON): the same error; tab, NEL and escapes are content
+    for (const [text, char] of [
+      [resourceList([cm('x', 'data:\n  k: "bell\u0007"\n')]), 'U+0007'],
+      [resourceList([cm('x', '# esc \u001b[0m\n')]), 'U+001B'],
+      [resourceList([cm('x', 'data:\n  k: |\n    del\u007f\n')]), 'U+007F'],
+      [
+        `{"apiVersion":"config.kubernetes.io/v1","kind":"ResourceList","items":[{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"k":"c1\u0080"}}]}`,
+        'U+0080',
+      ],
+      [cm('x', 'data:\n  k: non\uffffchar\n'), 'U+FFFF'],
+    ]) {
+      const r = await runFunction(identity, text!);
+      expect([r.exitCode, r.output, errors(r)[0]?.message.includes(`; ${char} (`)], text).toEqual([1, '', true]);
+    }
+    const allowed = await runFunction(
+      identity,
+      resourceList([cm('x', 'data:\n  tab: "a\tb"\n  nel: a\u0085b\n  esc: "\\0\\x07\\u007f"\n')], readAll),
+    );
+    expect(allowed.exitCode).toBe(0);
+    const b = runBundle('test-identity', stream);
+    expect([b.status, b.stdout]).toEqual([1, '']);
+    expect(b.stderr).toContain('in document 2 ConfigMap/é); U+0000 (NUL, a control character) is not allowed in YAML');
+  });
+
   it('a plain stream with a YAML error is written back unchanged (never a ResourceList), exit 1', async () => {
     const input = `${cm('a')}---\na: [\n`;
     const r = await runFunction(identity, input);
