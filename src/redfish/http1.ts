@@ -294,9 +294,10 @@ export class ResponseHead {
  * One timer for the timeouts of every connection. A socket timer (socket.setTimeout) is moved
  * in Node's timer list by every read and write, a clock read and two list moves per request
  * (~10% of a crawl's instructions per request); here a read or write sets a flag, and the
- * watchdog looks at each connection every eighth of the shortest limit it watches: one found
- * quiet for its limit (since the look that last saw it stir) has timed out. A timeout fires late
- * by up to a quarter of its limit, never early.
+ * watchdog looks at each connection every eighth of the shortest limit it watches (at least every
+ * 100 ms): one found quiet for its limit (since the look that last saw it stir) has timed out. A
+ * timeout fires late by up to a quarter of its limit and at most 0.2 s (a BMC's deadline, which
+ * caps the request timeout, is kept that closely), never early.
  */
 class Watchdog {
   readonly #watched = new Set<Connection>();
@@ -306,7 +307,7 @@ class Watchdog {
   /** Watches `c`, whose limit is now `limitMs`: the looks come often enough for it. */
   watch(c: Connection, limitMs: number): void {
     this.#watched.add(c);
-    const period = Math.max(MIN_LOOK_MS, Math.floor(limitMs / 8));
+    const period = Math.min(MAX_LOOK_MS, Math.max(MIN_LOOK_MS, Math.floor(limitMs / 8)));
     if (period >= this.#periodMs) return;
     this.#periodMs = period;
     if (this.#timer) clearInterval(this.#timer);
@@ -328,6 +329,8 @@ class Watchdog {
 
 /** The watchdog's shortest period: limits below 8 ms are checked every 1 ms. */
 const MIN_LOOK_MS = 1;
+/** ... and the longest: every connection is looked at ten times a second at least */
+const MAX_LOOK_MS = 100;
 const watchdog = new Watchdog();
 
 /** One connection and the response it is reading. */
