@@ -3,7 +3,7 @@
 // functions/<name>/main.ts (and every CLI in src/bin/<name>.ts) into dist/<name>.cjs, an
 // executable that needs no node_modules, only dist/lib/ and dist/lazy/ beside it.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Ajv from 'ajv';
@@ -143,8 +143,9 @@ function copyPackedModules() {
   rmSync(to, { recursive: true, force: true });
   mkdirSync(to, { recursive: true });
   for (const f of readdirSync(from).sort()) {
-    assertAscii(join(from, f), readFileSync(join(from, f), 'latin1'));
-    copyFileSync(join(from, f), join(to, f));
+    const bytes = readFileSync(join(from, f));
+    assertAscii(join(from, f), bytes.toString('latin1'));
+    writeFileSync(join(to, f), bytes);
   }
 }
 

@@ -7,8 +7,14 @@
  * (`"\0"`, `"\x07"`, `"\u007F"`), content like any other.
  */
 
-/** A character outside c-printable: C0 controls but tab, LF and CR; DEL; C1 controls but NEL; U+FFFE and U+FFFF. */
-export const NOT_PRINTABLE = /[\x00-\x08\x0B\x0C\x0E-\x1F\x7F-\x84\x86-\x9F\uFFFE\uFFFF]/;
+/**
+ * The characters outside c-printable, as the inside of a regular-expression class (for readers
+ * that look for more in the same scan, fast-yaml.ts): C0 controls but tab, LF and CR; DEL; C1
+ * controls but NEL; U+FFFE and U+FFFF.
+ */
+export const NOT_PRINTABLE_CLASS = '\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x84\\x86-\\x9F\\uFFFE\\uFFFF';
+/** A character outside c-printable. */
+export const NOT_PRINTABLE = new RegExp(`[${NOT_PRINTABLE_CLASS}]`);
 const NOT_PRINTABLE_G = new RegExp(NOT_PRINTABLE.source, 'g');
 
 /** What is wrong with a character NOT_PRINTABLE matched, and the fix. */
