@@ -13,15 +13,23 @@ const CREDENTIAL_KEYS = /^(username|password)$/i;
 /** A value SOPS has encrypted: `ENC[AES256_GCM,data:...,type:str]`. */
 const ENCRYPTED = /^ENC\[[A-Z0-9_]+,data:/;
 
-export function warnPlaintextSecrets<S>(ctx: Context<S>): void {
+/** The Secrets the BareMetalHosts name in spec.bmc.credentialsName, as `namespace/name`. */
+function credentialSecretsNamed<S>(ctx: Context<S>): Set<string> {
   const referenced = new Set<string>();
   for (const b of ctx.ofKind('BareMetalHost', 'metal3.io')) {
     const name = b.get('spec.bmc.credentialsName');
     if (typeof name === 'string') referenced.add(`${b.namespace ?? ''}/${name}`);
   }
+  return referenced;
+}
+
+export function warnPlaintextSecrets<S>(ctx: Context<S>): void {
+  // the hosts are read (whole) only when a Secret's name does not say already: an input without
+  // such Secrets (hosts alone, catalogues) reads no host's data here
+  let referenced: Set<string> | undefined;
   for (const s of ctx.ofKind('Secret')) {
     if (s.apiVersion !== 'v1') continue;
-    if (!s.name.endsWith('-bmc-secret') && !referenced.has(`${s.namespace ?? ''}/${s.name}`)) continue;
+    if (!s.name.endsWith('-bmc-secret') && !(referenced ??= credentialSecretsNamed(ctx)).has(`${s.namespace ?? ''}/${s.name}`)) continue;
     const d = s.data;
     if (isMap(d.sops)) continue; // a SOPS-encrypted file: values are ENC[...] or deliberately clear
     const plain: string[] = [];
