@@ -26,7 +26,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import ignore from 'ignore';
+import type Ignore from 'ignore';
+import { lazy } from './lazy.js';
 import { sameData } from './data.js';
 import { blockedParent, targetInside } from './file-target.js';
 import { decodeYamlText } from './input-bytes.js';
@@ -40,6 +41,9 @@ export interface PackageFile {
   text: string;
 }
 
+/** The `ignore` package (.krmignore), set up on first use: a run on stdin reads no package folder. */
+const ignoreLib = lazy(() => require('ignore') as typeof Ignore, 'ignore', import.meta.url);
+
 const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /**
@@ -49,7 +53,7 @@ const byName = (a: { name: string }, b: { name: string }): number => (a.name < b
  */
 export function packageFiles(dir: string): PackageFile[] {
   const krmignore = join(dir, '.krmignore');
-  const ignored = ignore().add(existsSync(krmignore) ? readFileSync(krmignore, 'utf8') : '');
+  const ignored = ignoreLib()().add(existsSync(krmignore) ? readFileSync(krmignore, 'utf8') : '');
   const out: PackageFile[] = [];
   const walk = (d: string): void => {
     for (const e of readdirSync(d, { withFileTypes: true }).sort(byName)) {

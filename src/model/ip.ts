@@ -7,7 +7,11 @@
  * leading zeros (`010.0.0.1` is refused, as Go's net.ParseIP refuses it), an IPv6 address has no
  * zone (`fe80::1%eth0` is not an address a manifest can hold).
  */
-import ipaddr from 'ipaddr.js';
+import type * as IpaddrJs from 'ipaddr.js';
+import { lazy } from '../krm/index.js';
+
+/** ipaddr.js, set up on the first address read or written: a run that meets none (hosts passed through) does not pay for it. */
+const ipaddrLib = lazy(() => require('ipaddr.js') as typeof IpaddrJs, 'ipaddr.js', import.meta.url);
 
 export type Family = 4 | 6;
 
@@ -46,6 +50,7 @@ function toBytes(n: bigint, family: Family): number[] {
 /** An IPv4 or IPv6 address, or undefined when the text is not one. */
 export function parseIp(text: string): Ip | undefined {
   const s = text.trim();
+  const ipaddr = ipaddrLib();
   if (ipaddr.IPv4.isValidFourPartDecimal(s)) return { family: 4, n: toBigint(ipaddr.IPv4.parse(s).toByteArray()) };
   if (!s.includes(':') || s.includes('%') || !ipaddr.IPv6.isValid(s)) return undefined;
   return { family: 6, n: toBigint(ipaddr.IPv6.parse(s).toByteArray()) };
@@ -53,8 +58,8 @@ export function parseIp(text: string): Ip | undefined {
 
 /** Canonical text: a dotted quad, or RFC 5952 (lowercase, the longest run of zero groups as `::`). */
 export function formatIp(n: bigint, family: Family): string {
-  const addr = ipaddr.fromByteArray(toBytes(n, family));
-  return addr.kind() === 'ipv6' ? (addr as ipaddr.IPv6).toRFC5952String() : addr.toString();
+  const addr = ipaddrLib().fromByteArray(toBytes(n, family));
+  return addr.kind() === 'ipv6' ? (addr as IpaddrJs.IPv6).toRFC5952String() : addr.toString();
 }
 
 export function isIpAddress(text: string): boolean {
