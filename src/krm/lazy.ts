@@ -8,7 +8,6 @@
  *   const undici = lazy(() => require('undici') as typeof import('undici'), 'undici', import.meta.url);
  *   undici().request(...)
  */
-import { createRequire } from 'node:module';
 import { loadInstalled } from './install.js';
 import { NOT_PRINTABLE, printableQuoted } from './printable.js';
 import { YAML11_FLOAT, YAML11_FLOAT_EXP } from './yaml11.js';
@@ -20,7 +19,8 @@ export function lazy<T>(thunk: () => T, specifier: string, importMetaUrl: string
     if (!loaded) {
       // in a bundle, the package is a file of dist/lazy/: missing, it is a broken install
       if (typeof require === 'function') value = loadInstalled(thunk);
-      else value = createRequire(importMetaUrl ?? import.meta.url)(specifier) as T;
+      // (node:module from the built-in registry, here only: a public built-in's first require costs ~0.3 ms of a start)
+      else value = process.getBuiltinModule('node:module').createRequire(importMetaUrl ?? import.meta.url)(specifier) as T;
       loaded = true;
     }
     return value as T;

@@ -128,6 +128,19 @@ describe('nothing destroyed on bad input', () => {
     );
   });
 
+  it('a U+FFFD written in the input is a character like any other; a bad byte after one is still found', async () => {
+    // the decoder writes U+FFFD for a bad byte: a real one must not be taken for one, nor hide one
+    const text = resourceList([cm('x', 'data:\n  k: "\ufffd"\n')]);
+    const ok = await runFunction(identity, Buffer.from(text));
+    expect([ok.exitCode, ok.output]).toEqual([0, text]);
+    const bad = await runFunction(
+      identity,
+      Buffer.concat([Buffer.from(text), Buffer.from('# '), Buffer.from([0xc3, 0x28]), Buffer.from('\n')]),
+    );
+    expect(bad.output).toBe('');
+    expect(errors(bad)[0]!.message).toMatch(/^input is not valid UTF-8: byte 0xC3 at byte offset \d+ \(line 10, byte 3 of the line/);
+  });
+
   it('a NUL or another character YAML does not allow (as go-yaml): error with the byte offset, line, item and fix; nothing written', async () => {
     const stream = cm('a') + '---\n' + cm('é', 'data:\n  k: x\u0000y\n');
     for (const input of [stream, Buffer.from(stream)]) {
