@@ -636,7 +636,14 @@ export class KubeObject {
         let nested: unknown = value;
         for (let i = p.length - 1; i > place.at; i--) nested = { [String(p[i])]: nested };
         const node = doc.createNode(nested, { aliasDuplicateObjects: false });
-        (place.parent as unknown as { set(k: unknown, v: unknown): void }).set(p[place.at], node);
+        const parent = place.parent as unknown as { get(k: unknown, keepNode: true): unknown; set(k: unknown, v: unknown): void };
+        // a value on one line replaced by a scalar keeps the comment after it (`image: x # kpt-set:
+        // ...`), as line-wise edits do (a block collection's comment is the lines after it: not moved)
+        const old = parent.get(p[place.at], true);
+        const lib = yamlLib();
+        const oneLine = lib.isScalar(old) || (lib.isCollection(old) && old.flow === true);
+        if (oneLine && lib.isScalar(node) && old.comment) node.comment = old.comment;
+        parent.set(p[place.at], node);
       },
       (data) => setInData(data, p, value),
     );

@@ -91,6 +91,22 @@ describe('a folder as the input and output of a function', () => {
     expect(sinkResourceList(dir, r2.output, again, true).written).toEqual([]);
   });
 
+  it("a document's own file annotations (hand-written) stay: its bytes when unchanged, their values when changed", async () => {
+    const own =
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n    config.kubernetes.io/path: elsewhere.yaml # mine\n    note: keep\n';
+    const dir = tree({ 'a.yaml': own });
+    const sourced = readPackageFiles(dir);
+    const r = await runFunction(identity, sourceResourceList(sourced, IDENTITY));
+    expect(sinkResourceList(dir, r.output, sourced, true)).toEqual({ written: [], removed: [], unchanged: 1 });
+    expect(contents(dir)).toEqual({ 'a.yaml': own });
+    const changed = await runFunction(identity, sourceResourceList(sourced, `${IDENTITY}spec:\n  annotate: {team: metal}\n`));
+    expect(sinkResourceList(dir, changed.output, sourced, true).written).toEqual(['a.yaml']);
+    const text = readFileSync(join(dir, 'a.yaml'), 'utf8');
+    expect(text).toContain('config.kubernetes.io/path: elsewhere.yaml');
+    expect(text).not.toContain('config.kubernetes.io/index');
+    expect(text).toContain('team: metal');
+  });
+
   it('new items without a file go to <kind>_<name>.yaml; files whose items are gone are removed', () => {
     const dir = tree({ 'old.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: old\n' });
     const sourced = readPackageFiles(dir);

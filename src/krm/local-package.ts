@@ -172,16 +172,29 @@ function withoutFileAnnotations(data: Record<string, unknown>, original: Record<
   return copy;
 }
 
-/** A changed item's text, its file annotations removed in place (and the maps they alone made). */
+/**
+ * A changed item's text, its file annotations removed in place (and the maps they alone made);
+ * one the document had in its file (hand-written) gets its value back.
+ */
 function changedText(o: KubeObject, original: Record<string, unknown> | undefined): string {
-  for (const a of FILE_ANNOTATIONS) if (a in o.annotations) o.deleteAnnotation(a);
-  const had = original?.metadata as Record<string, unknown> | undefined;
+  const had = annotationsOf(original);
+  for (const a of FILE_ANNOTATIONS) {
+    const own = had?.[a];
+    if (own !== undefined) o.set(['metadata', 'annotations', a], own);
+    else if (a in o.annotations) o.deleteAnnotation(a);
+  }
+  const hadMeta = original?.metadata as Record<string, unknown> | undefined;
   const meta = o.get('metadata') as Record<string, unknown> | undefined;
-  if (meta && Object.keys(o.annotations).length === 0 && 'annotations' in meta && !(had && 'annotations' in had))
+  if (meta && Object.keys(o.annotations).length === 0 && 'annotations' in meta && !(hadMeta && 'annotations' in hadMeta))
     o.delete('metadata.annotations');
   const after = o.get('metadata') as Record<string, unknown> | undefined;
   if (after && Object.keys(after).length === 0 && !(original && 'metadata' in original)) o.delete('metadata');
   return o.documentText();
+}
+
+function annotationsOf(data: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const ann = (data?.metadata as Record<string, unknown> | undefined)?.annotations;
+  return ann !== null && typeof ann === 'object' && !Array.isArray(ann) ? (ann as Record<string, unknown>) : undefined;
 }
 
 /** Each file's new text, from the output items (a document that reads the same keeps its bytes). */
@@ -191,7 +204,9 @@ function filesOf(items: readonly KubeObject[], sourced: ReadonlyMap<string, Sour
     const { path, index } = targetOf(o);
     const original = index === undefined ? undefined : sourced.get(path)?.docs[index];
     const originalData = original?.data();
-    const same = original !== undefined && sameData(withoutFileAnnotations(o.data, originalData), originalData);
+    // the file annotations on both sides aside: a document may carry its own (hand-written), which the source replaced
+    const same =
+      original !== undefined && sameData(withoutFileAnnotations(o.data, originalData), withoutFileAnnotations(originalData!, originalData));
     const text = same ? original.text : changedText(o, originalData);
     const list = byPath.get(path) ?? [];
     list.push({ index: index ?? Number.MAX_SAFE_INTEGER, order, lead: original?.lead, text, same });

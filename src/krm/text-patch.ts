@@ -164,8 +164,13 @@ function setScalarInLfText(body: string, path: string[], valueText: string): str
         }
       }
       const out = body.split('\n');
-      const key = lines[found]!.text.slice(0, keyLength(lines[found]!.text));
-      out[found] = ' '.repeat(indent) + key + ': ' + valueText;
+      const text = lines[found]!.text;
+      const key = text.slice(0, keyLength(text));
+      // a comment after the old value stays (`replicas: 1 # kpt-set: ${replicas}`): kpt's
+      // setters live in such comments, and yaml's Document keeps them too
+      const comment = trailingComment(text.slice(key.length + 1));
+      if (comment === undefined) return no('its old value is a flow collection with quotes and a `#` in it');
+      out[found] = ' '.repeat(indent) + key + ': ' + valueText + comment;
       return out.join('\n');
     }
     // descend: the value must be a nested block mapping
@@ -190,6 +195,30 @@ const OLD_VALUE: Record<string, string> = {
   '*': 'is an alias',
   '!': 'has a tag',
 };
+
+/**
+ * The comment after a one-line value, with the blanks before it (`1  # keep` -> `  # keep`; `key:
+ * # note` -> ` # note`): '' when there is none, undefined when a flow collection with quoted
+ * entries holds a `#` (the caller leaves it to yaml). A `#` after a blank starts a comment in a
+ * plain value and in a flow collection alike.
+ */
+export function trailingComment(afterColon: string): string | undefined {
+  const v = afterColon.trimStart();
+  if (v.startsWith('#')) return ' ' + v;
+  let end = 0; // where the value's own text ends, for a quoted value
+  if (v[0] === '"') {
+    end = 1;
+    while (end < v.length && v[end] !== '"') end += v[end] === '\\' ? 2 : 1;
+    end++;
+  } else if (v[0] === "'") {
+    end = 1;
+    while (end < v.length && !(v[end] === "'" && v[end + 1] !== "'")) end += v[end] === "'" ? 2 : 1;
+    end++;
+  } else if ((v[0] === '[' || v[0] === '{') && /['"]/.test(v)) return v.includes('#') ? undefined : '';
+  // in a plain value (or after a quoted one) a comment starts at the first blank followed by `#`
+  const m = /[ \t]+#/.exec(v.slice(end));
+  return m ? v.slice(end + m.index) : '';
+}
 
 function keyLength(text: string): number {
   const c = text[0];
