@@ -594,7 +594,7 @@ function markForeignAliases(text: string, entries: ListEntry[]): void {
 /** The entry's text as a standalone YAML document (its `- ` and indentation removed; lines end at LF, bare CRs made LF). */
 export function dedentItem(raw: string, seqIndent: number): string {
   const cut = seqIndent + 2;
-  if (raw === '' || BARE_CR.test(raw)) return dedentLines(raw, cut);
+  if (raw === '' || (raw.indexOf('\r') >= 0 && BARE_CR.test(raw))) return dedentLines(raw, cut);
   // what dedentLines does, in two slices and one replace (no string per line, no loop over the
   // lines in the interpreter): the first line loses its `- `, each other line `cut` spaces, or
   // else its leading white space (a blank line, or a comment indented less than the entry)
