@@ -3,20 +3,24 @@
  * discover, network), and generate Metal3 BareMetalHosts, HardwareData and an airshipctl host
  * catalogue from them (mode generate, pure, the default).
  */
-import type { FunctionDefinition } from '../../src/krm/index.js';
-import specSchema from './spec.schema.json' with { type: 'json' };
+import { type FunctionDefinition, type JsonSchema, lazy } from '../../src/krm/index.js';
 import validateSpec from './generated/spec.validate.js';
 import { runGenerate } from './generate.js';
 import type { Spec } from './types.js';
 
 export type { Spec } from './types.js';
 
+/** The spec's JSON schema, for --help and the docs only: not built at every start. */
+const specSchema = lazy(() => require('./spec.schema.json') as JsonSchema, './spec.schema.json', import.meta.url);
+
 export const definition: FunctionDefinition<Spec> = {
   name: 'bmh-from-redfish',
   configKind: 'BMHFromRedfish',
   summary:
     'discovers servers over Redfish into HardwareInventory snapshots (mode: discover) and generates Metal3 BareMetalHosts, optional HardwareData and an airshipctl host catalogue from them (mode: generate, the default, pure).',
-  specSchema,
+  get specSchema() {
+    return specSchema();
+  },
   validateSpec,
   moreHelp: [
     'Discovery credentials: env BMC_USERNAME / BMC_PASSWORD, per host BMC_<NAME>_USERNAME / BMC_<NAME>_PASSWORD,',

@@ -7,7 +7,9 @@ import {
   type Context,
   type FunctionDefinition,
   GENERATED_BY,
+  type JsonSchema,
   type KubeObject,
+  lazy,
   type Results,
   type ResultOptions,
 } from '../../src/krm/index.js';
@@ -19,7 +21,6 @@ import { type JobsConfig, planJob } from './jobs.js';
 import { AIRSHIP_GROUP } from './model.js';
 import { type OutputConfig, planOutputs } from './outputs.js';
 import { checkPhase, type PhaseCache } from './phase-check.js';
-import specSchema from './spec.schema.json' with { type: 'json' };
 import { type Step, unbuiltHint } from './steps.js';
 
 export interface Spec {
@@ -139,12 +140,17 @@ function kubeconfigSecrets(spec: Spec, bundle: Bundle): (cluster: string) => { n
   };
 }
 
+/** The spec's JSON schema, for --help and the docs only: not built at every start. */
+const specSchema = lazy(() => require('./spec.schema.json') as JsonSchema, './spec.schema.json', import.meta.url);
+
 export const definition: FunctionDefinition<Spec> = {
   name: 'phase-plan-expand',
   configKind: 'PhasePlanExpand',
   summary:
     'validates Airship PhasePlans, Phases, ClusterMaps and executors statically, and expands each plan into Flux Kustomizations ordered by dependsOn plus a local-config plan report (Markdown)',
-  specSchema,
+  get specSchema() {
+    return specSchema();
+  },
   validateSpec,
   moreHelp: [
     'Rules (tags.rule): plan/unknown-phase, plan/ambiguous-phase, plan/unbuilt-input, plan/duplicate-step-id, plan/unknown-dependency,',

@@ -3,8 +3,7 @@
  * BMC and network-data Secrets out, or a whole new site skeleton; `mode: distil` goes back.
  */
 import { posix } from 'node:path';
-import type { FunctionDefinition } from '../../src/krm/index.js';
-import specSchema from './spec.schema.json' with { type: 'json' };
+import { type FunctionDefinition, type JsonSchema, lazy } from '../../src/krm/index.js';
 import validateSpec from './generated/spec.validate.js';
 import { planHosts } from './generate.js';
 import { readInputs } from './inputs.js';
@@ -17,12 +16,17 @@ import type { Spec } from './spec.js';
 
 export const OWNER = 'site-from-catalogue';
 
+/** The spec's JSON schema, for --help and the docs only: not built at every start. */
+const specSchema = lazy(() => require('./spec.schema.json') as JsonSchema, './spec.schema.json', import.meta.url);
+
 export const definition: FunctionDefinition<Spec> = {
   name: 'site-from-catalogue',
   configKind: 'SiteFromCatalogue',
   summary:
     'generates Metal3 BareMetalHosts, BMC and network-data Secrets from airshipctl host/network catalogues and HardwareInventory (as the hostgenerator-m3 template, failing loudly), allocates IPs stably, writes new sites from a type, and distils a rendered site back into catalogues',
-  specSchema,
+  get specSchema() {
+    return specSchema();
+  },
   validateSpec,
   moreHelp: [
     'Rules (tags.rule): catalogue/*, hosts/unknown-host, host/missing-field, host/bad-mac, host/bad-ip, host/bad-field,',
