@@ -15,7 +15,6 @@
 export const NOT_PRINTABLE_CLASS = '\\x00-\\x08\\x0B\\x0C\\x0E-\\x1F\\x7F-\\x84\\x86-\\x9F\\uFFFE\\uFFFF';
 /** A character outside c-printable. */
 export const NOT_PRINTABLE = new RegExp(`[${NOT_PRINTABLE_CLASS}]`);
-const NOT_PRINTABLE_G = new RegExp(NOT_PRINTABLE.source, 'g');
 
 /** What is wrong with a character NOT_PRINTABLE matched, and the fix. */
 export function notPrintableDetail(ch: string): string {
@@ -30,17 +29,32 @@ export function notPrintableDetail(ch: string): string {
 }
 
 /**
- * JSON text (JSON.stringify's) with the characters YAML does not allow written as `\uXXXX`:
- * JSON.stringify escapes C0 controls but leaves DEL, C1 controls and U+FFFE/U+FFFF as they
- * are, which go-yaml then refuses. Such characters can only stand inside its strings, where
- * `\uXXXX` means the same in JSON and in a YAML double-quoted scalar.
+ * The characters a writer escapes: those outside c-printable, and NEL, LINE SEPARATOR and
+ * PARAGRAPH SEPARATOR, which YAML 1.2 allows as content but go-yaml (libyaml's scanner: kubectl,
+ * kustomize, kpt) reads as line breaks: written as they are, `a: x<U+2028>y` is `a: x` and a new
+ * line there, inside quotes a folded space.
  */
-export function escapeNotPrintable(json: string): string {
-  if (!NOT_PRINTABLE.test(json)) return json;
-  return json.replace(NOT_PRINTABLE_G, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+const WRITTEN_ESCAPED = new RegExp(`[${NOT_PRINTABLE_CLASS}\\x85\\u2028\\u2029]`);
+const WRITTEN_ESCAPED_G = new RegExp(WRITTEN_ESCAPED.source, 'g');
+
+/** Whether a string holds a character a writer escapes (not as it is in YAML: see WRITTEN_ESCAPED). */
+export function needsEscapes(s: string): boolean {
+  return WRITTEN_ESCAPED.test(s);
 }
 
-/** A string as a YAML double-quoted scalar (JSON's syntax) that any YAML reader takes: for strings holding characters YAML does not allow. */
+/**
+ * JSON text (JSON.stringify's) with the characters a writer escapes written as `\uXXXX`:
+ * JSON.stringify escapes C0 controls but leaves DEL, C1 controls, U+2028, U+2029 and
+ * U+FFFE/U+FFFF as they are, which go-yaml then refuses or reads as line breaks. Such characters
+ * can only stand inside its strings, where `\uXXXX` means the same in JSON and in a YAML
+ * double-quoted scalar.
+ */
+export function escapeNotPrintable(json: string): string {
+  if (!WRITTEN_ESCAPED.test(json)) return json;
+  return json.replace(WRITTEN_ESCAPED_G, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+}
+
+/** A string as a YAML double-quoted scalar (JSON's syntax) that any YAML reader takes alike: for strings holding characters a writer escapes. */
 export function printableQuoted(s: string): string {
   return escapeNotPrintable(JSON.stringify(s));
 }
