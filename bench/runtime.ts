@@ -134,35 +134,58 @@ async function itemCurves(): Promise<void> {
   }
 }
 
+/**
+ * Per-key time of one document with 10k-100k keys. Each point is a median of many runs after a
+ * warm-up (a 10k document reads in ~10 ms: a few cold runs once decided the curve). Beside it,
+ * the engine's own curve for the same mapping: a plain object given that many keys one by one
+ * (what any reader building the tree pays: V8 keeps such an object as a hash table, rehashed as it
+ * grows, and its entries and strings outlive young-generation collections), and JSON.parse.
+ */
 async function keyCurves(): Promise<void> {
   const sizes = QUICK ? [10_000, 50_000] : [10_000, 50_000, 100_000];
-  console.log('\ntime per key (µs) reading one document whole, by keys in it');
+  const runs = (keys: number): [number, number] => [keys >= 100_000 ? 7 : 11, 600];
+  console.log('\ntime per key (µs) reading one document whole, by keys in it (median of 7-50 runs after a warm-up)');
   console.log('path     form    ' + sizes.map((n) => `${fmt(n).padStart(9)}`).join('') + '   last/first (goal <= 1.5)');
   for (const careful of [false, true]) {
     for (const form of ['list', 'stream'] as const) {
+      const texts = sizes.map((keys) => input([bigConfigMap(keys, careful)], form));
+      await timeAsync(() => readWhole(texts[0]!), 5, 0); // warm-up
       const cols: number[] = [];
-      for (const keys of sizes) {
-        const doc = bigConfigMap(keys, careful);
-        const text = input([doc], form);
-        cols.push(((await timeAsync(() => readWhole(text), 7, 0)) * 1000) / keys);
-      }
+      for (const [i, keys] of sizes.entries()) cols.push(((await timeAsync(() => readWhole(texts[i]!), ...runs(keys))) * 1000) / keys);
       console.log(
         `${(careful ? 'careful' : 'fast').padEnd(9)}${form.padEnd(8)}${cols.map((c) => fmt(c, 2).padStart(9)).join('')}   ${fmt(cols[cols.length - 1]! / cols[0]!, 2)}`,
       );
     }
   }
-  // V8's own cost of a mapping with that many keys grows too (dictionary-mode objects): the
-  // same document through JSON.parse, the engine's native parser, is the floor of the curve
-  const json: number[] = [];
-  for (const keys of sizes) {
+  const engine = (label: string, make: (keys: number) => () => unknown): void => {
+    const cols = sizes.map((keys) => {
+      const run = make(keys);
+      timeIt(run, 3, 0); // warm-up
+      return (timeIt(run, ...runs(keys)) * 1000) / keys;
+    });
+    console.log(`${label.padEnd(17)}${cols.map((c) => fmt(c, 2).padStart(9)).join('')}   ${fmt(cols[cols.length - 1]! / cols[0]!, 2)}`);
+  };
+  console.log("the engine's own curve for a mapping that size:");
+  // keys cut from one text, as a reader cuts them (fresh strings each run, not yet internalised)
+  engine('  object, by key', (keys) => {
+    const text = Array.from({ length: keys }, (_, i) => `key-${i}`).join('\n');
+    return () => {
+      const o: Record<string, string> = {};
+      let at = 0;
+      for (let i = 0; i < keys; i++) {
+        const end = text.indexOf('\n', at);
+        o[text.slice(at, end < 0 ? text.length : end)] = 'value';
+        at = end + 1;
+      }
+      return o;
+    };
+  });
+  engine('  JSON.parse', (keys) => {
     const data: Record<string, string> = {};
     for (let i = 0; i < keys; i++) data[`key-${i}`] = `value ${i}`;
     const text = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data });
-    json.push((timeIt(() => JSON.parse(text), 7, 0) * 1000) / keys);
-  }
-  console.log(
-    `${'V8 JSON.parse'.padEnd(17)}${json.map((c) => fmt(c, 2).padStart(9)).join('')}   ${fmt(json[json.length - 1]! / json[0]!, 2)}   (the engine's own curve for a mapping that size)`,
-  );
+    return () => JSON.parse(text);
+  });
 }
 
 async function againstYaml(): Promise<void> {

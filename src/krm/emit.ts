@@ -31,30 +31,51 @@ function isCollection(v: unknown): v is Record<string, unknown> | unknown[] {
 
 /** Block YAML for `value` (an object or array), each line prefixed by `indent`. */
 export function plainYaml(value: unknown, indent = ''): string {
+  const out: string[] = [];
+  writePlain(value, indent, out);
+  return out.join('');
+}
+
+/**
+ * Appends the lines of `value` to `out`, each prefixed by `indent`, the first by `first` instead
+ * (`- ` for a collection in a list: its first line goes on the dash's line). Pieces into one
+ * array, joined once: results are written by the thousand, and nested concatenations that were
+ * sliced (a rope flattened at every level) cost more memory than the output.
+ */
+function writePlain(value: unknown, indent: string, out: string[], first = indent): void {
+  let lead = first;
   if (Array.isArray(value)) {
-    if (value.length === 0) return `${indent}[]\n`;
-    let out = '';
-    for (const item of value) {
-      if (isCollection(item) && (Array.isArray(item) ? item.length : Object.keys(item).length)) {
-        const inner = plainYaml(item, indent + '  ');
-        out += indent + '- ' + inner.slice(indent.length + 2);
-      } else out += `${indent}- ${isCollection(item) ? (Array.isArray(item) ? '[]' : '{}') : scalar(item)}\n`;
+    if (value.length === 0) {
+      out.push(lead, '[]\n');
+      return;
     }
-    return out;
+    for (const item of value) {
+      if (isCollection(item) && (Array.isArray(item) ? item.length : Object.keys(item).length))
+        writePlain(item, indent + '  ', out, lead + '- ');
+      else out.push(lead, '- ', isCollection(item) ? (Array.isArray(item) ? '[]' : '{}') : scalar(item), '\n');
+      lead = indent;
+    }
+    return;
   }
   if (isCollection(value)) {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-    if (entries.length === 0) return `${indent}{}\n`;
-    let out = '';
-    for (const [k, v] of entries) {
+    const map = value as Record<string, unknown>;
+    let empty = true;
+    for (const k in map) {
+      if (!Object.hasOwn(map, k)) continue;
+      const v = map[k];
+      if (v === undefined) continue;
+      empty = false;
       if (isCollection(v) && (Array.isArray(v) ? v.length : Object.keys(v).length)) {
         // kyaml's compact style: a sequence under a key sits at the key's indentation
-        out += `${indent}${key(k)}:\n` + plainYaml(v, Array.isArray(v) ? indent : indent + '  ');
-      } else out += `${indent}${key(k)}: ${isCollection(v) ? (Array.isArray(v) ? '[]' : '{}') : scalar(v)}\n`;
+        out.push(lead, key(k), ':\n');
+        writePlain(v, Array.isArray(v) ? indent : indent + '  ', out);
+      } else out.push(lead, key(k), ': ', isCollection(v) ? (Array.isArray(v) ? '[]' : '{}') : scalar(v), '\n');
+      lead = indent;
     }
-    return out;
+    if (empty) out.push(lead, '{}\n');
+    return;
   }
-  return `${indent}${scalar(value)}\n`;
+  out.push(lead, scalar(value), '\n');
 }
 
 /**

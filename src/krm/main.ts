@@ -404,10 +404,11 @@ function itemsNamedBy(results: readonly Result[], items: readonly KubeObject[]):
 }
 
 function addCredentialsOf(secrets: Redactor, o: KubeObject): void {
-  if (!MAY_HOLD_CREDENTIALS.test(o.body)) return;
+  const body = o.body; // made from the input's text at each use: once here
+  if (!MAY_HOLD_CREDENTIALS.test(body)) return;
   try {
     // read again rather than through o.data: the tree is not kept (a function may have dropped its own)
-    secrets.addData(o.changed ? o.data : loadYaml(o.body));
+    secrets.addData(o.changed ? o.data : loadYaml(body));
   } catch {
     // an item that does not parse holds nothing the function could have quoted from its data
   }

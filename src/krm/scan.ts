@@ -36,7 +36,8 @@ function lineEndAnyBreak(text: string, pos: number): number {
 type LineEnds = (text: string, pos: number) => number;
 
 function lineEndsOf(text: string): LineEnds {
-  return BARE_CR.test(text) ? lineEndAnyBreak : lineEnd;
+  // most inputs hold no CR at all: one native character search, not a scan by the pattern
+  return text.indexOf('\r') >= 0 && BARE_CR.test(text) ? lineEndAnyBreak : lineEnd;
 }
 
 /** Whether a text ends a line (LF, CRLF or a bare CR), or is empty. */
@@ -322,10 +323,18 @@ function scanItems(text: string, keyPos: number, after: number, keyLine: number,
   return scan && { ...scan, keyPos };
 }
 
-/** Offsets of every possible keep-chomping block scalar header (`|+`, `>2+` ...), in order. */
+/**
+ * Offsets of every possible keep-chomping block scalar header (`|+`, `>2+` ...), in order: where
+ * /[|>][0-9]?\+/g matches. Found from each `+` (native search; most inputs have few or none).
+ */
 function keepChompAt(text: string): number[] {
   const out: number[] = [];
-  for (const m of text.matchAll(/[|>][0-9]?\+/g)) out.push(m.index);
+  for (let i = text.indexOf('+'); i >= 0; i = text.indexOf('+', i + 1)) {
+    const c = text.charCodeAt(i - 1);
+    if (c === 124 || c === 62)
+      out.push(i - 1); // |+ >+
+    else if (c >= 48 && c <= 57 && (text.charCodeAt(i - 2) === 124 || text.charCodeAt(i - 2) === 62)) out.push(i - 2); // |2+
+  }
   return out;
 }
 

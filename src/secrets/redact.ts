@@ -229,12 +229,16 @@ export function redactString(s: string): { redacted: boolean; text: string } {
   return { redacted: false, text: redactValueText(s) };
 }
 
+/** `--password`, `-token`: a command-line flag whose value is a credential. */
+function isSensitiveFlag(arg: unknown): boolean {
+  return typeof arg === 'string' && arg.charCodeAt(0) === 45 && /^--?[A-Za-z][\w.-]*$/.test(arg) && isSensitiveKey(arg.replace(/^-+/, ''));
+}
+
 /** A command line as a list (`args`, `command`): the item after a sensitive flag (`--password`, `x`) is masked too. */
 export function redactArgs<T>(list: readonly T[]): (T | string)[] {
   if (!list.some((x) => typeof x === 'string')) return [...list];
   return list.map((x, i) => {
-    const prev = i > 0 ? list[i - 1] : undefined;
-    if (typeof prev === 'string' && /^--?[A-Za-z][\w.-]*$/.test(prev) && isSensitiveKey(prev.replace(/^-+/, ''))) return MASK;
+    if (i > 0 && isSensitiveFlag(list[i - 1])) return MASK;
     return typeof x === 'string' ? redactString(x).text : x;
   });
 }
@@ -304,7 +308,7 @@ export function forEachCredential(root: unknown, found: (value: string | number,
       return;
     }
     if (credential && !namesSomething(path, v)) found(v, [...path]);
-    if (typeof v !== 'string') return;
+    if (typeof v !== 'string' || !MAY_HOLD_INLINE.test(v)) return;
     const inline: string[] = [];
     redactValueText(v, inline);
     for (const f of inline) found(f, [...path]);
@@ -317,10 +321,11 @@ export function forEachCredential(root: unknown, found: (value: string | number,
   // `credential`: the nearest key above is a credential key (list items inherit it)
   const visit = (v: unknown, credential: boolean): void => {
     if (Array.isArray(v)) {
-      redactArgs(v).forEach((shown, i) => {
+      // a command line's value after a sensitive flag (what redactArgs masks)
+      for (let i = 1; i < v.length; i++) {
         const x = v[i];
-        if (shown === MASK && x !== MASK && (typeof x === 'string' || typeof x === 'number')) found(x, [...path, i]);
-      });
+        if (x !== MASK && (typeof x === 'string' || typeof x === 'number') && isSensitiveFlag(v[i - 1])) found(x, [...path, i]);
+      }
       v.forEach((x, i) => {
         // env-style items: `{name: DB_PASSWORD, value: ...}`: all but the name
         if (isRecord(x) && typeof x.name === 'string' && isCredentialKey(x.name)) {
@@ -329,8 +334,9 @@ export function forEachCredential(root: unknown, found: (value: string | number,
           path.pop();
         } else step(i, x, credential);
       });
-    } else if (isRecord(v)) for (const [k, x] of Object.entries(v)) step(k, x, isCredentialKey(k));
-    else if (typeof v === 'string' || typeof v === 'number') leaf(v, credential);
+    } else if (isRecord(v)) {
+      for (const k in v) if (Object.hasOwn(v, k)) step(k, v[k], isCredentialKey(k));
+    } else if (typeof v === 'string' || typeof v === 'number') leaf(v, credential);
   };
   visit(root, false);
 }

@@ -31,7 +31,10 @@ export function toResults(
   // (thousands of findings on one item stay linear), and not kept after its last one
   let current: { o: KubeObject; fields: FieldLines; inFile: (line: number) => number | undefined } | undefined;
   const linesOf = (o: KubeObject) => {
-    if (current?.o !== o) current = { o, fields: new FieldLines(o, work), inFile: fileLines(o) };
+    if (current?.o !== o) {
+      const fields = new FieldLines(o, work);
+      current = { o, fields, inFile: fileLines(o, () => fields.body) };
+    }
     return current;
   };
   for (const f of sorted) {
@@ -53,18 +56,24 @@ const INJECTED = /^\s+['"]?(?:internal\.config\.kubernetes\.io\/[^'":]+|config\.
  * at an offset the function cannot know, so its line is left out. Items without a path (a piped
  * stream, a bare ResourceList) keep their line in the input. Worked out once per item.
  */
-function fileLines(o: KubeObject): (line: number) => number | undefined {
+function fileLines(o: KubeObject, bodyOf = () => o.body): (line: number) => number | undefined {
   const file = o.file();
   if (!file) return (line) => line;
   if ((file.index ?? 0) !== 0) return () => undefined;
-  const lines = o.body.split('\n');
   // the annotation lines the tool added (ascending), the last `annotations:` line, and whether it holds any of the file's own
   const injected: number[] = [];
   let annotationsAt = -1;
   let inAnnotations = false;
   let own = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const l = lines[i]!;
+  // the lines from the first `annotations:` on (the lines above it hold none)
+  const body = bodyOf();
+  const found = ANNOTATIONS_LINE.exec(body);
+  const from = found ? found.index + found[0].length - ANNOTATIONS_KEY.length : -1;
+  const lines = from < 0 ? [] : body.slice(from).split('\n');
+  const before = from < 0 ? 0 : newlinesIn(body, from);
+  for (let j = 0; j < lines.length; j++) {
+    const l = lines[j]!;
+    const i = before + j;
     if (/^ {2}annotations:\s*$/.test(l)) {
       annotationsAt = i;
       inAnnotations = true;
@@ -83,6 +92,17 @@ function fileLines(o: KubeObject): (line: number) => number | undefined {
     if (annotationsAt >= 0 && own === 0 && annotationsAt < rel) skip++;
     return rel - skip + 1;
   };
+}
+
+/** The start of a line `  annotations:...` (the loop below decides whether it is metadata's). */
+const ANNOTATIONS_KEY = '  annotations:';
+const ANNOTATIONS_LINE = /(?:^|\n) {2}annotations:/;
+
+/** How many line breaks `text` has before `end`. */
+function newlinesIn(text: string, end: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < end; i = text.indexOf('\n', i + 1)) n++;
+  return n;
 }
 
 /** How many of the ascending `lines` are before `rel` (binary search). */

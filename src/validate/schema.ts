@@ -219,11 +219,25 @@ function stripComment(v: string): string {
   return (i >= 0 ? v.slice(0, i) : v).trim();
 }
 
+/** One open node of the walk: its column, its key in its parent, and its whole path as one map key. */
+interface Open {
+  indent: number;
+  key: string | number;
+  /** the path's segments joined by NUL (`pathKey`), built once per node, not per line */
+  joined: string;
+}
+
+/** Where a line of the walk is: the path as a map key (free) and as segments (made on demand). */
+export interface LineAt {
+  readonly key: string;
+  path(): (string | number)[];
+}
+
 /**
  * Before a sequence entry at column c: leave the entries deeper than c and an earlier entry of
  * the same sequence, but keep a key at column c: its value is this (compact, `key:\n- x`) sequence.
  */
-function popTo(stack: { indent: number; key: string | number }[], c: number): void {
+function popTo(stack: Open[], c: number): void {
   while (stack.length) {
     const top = stack[stack.length - 1]!;
     if (top.indent > c || (top.indent === c && typeof top.key === 'number')) stack.pop();
@@ -231,29 +245,56 @@ function popTo(stack: { indent: number; key: string | number }[], c: number): vo
   }
 }
 
+function open(stack: Open[], indent: number, key: string | number): void {
+  const parent = stack[stack.length - 1];
+  stack.push({ indent, key, joined: parent ? `${parent.joined}\u0000${key}` : String(key) });
+}
+
+/** The next number of the sequence at column c (its entries so far, counted by column). */
+function nextEntry(seqCount: Map<number, number>, c: number): number {
+  const n = (seqCount.get(c) ?? -1) + 1;
+  seqCount.set(c, n);
+  return n;
+}
+
+/** Forgets the sequences at columns from `col` on (or beyond it): a key or entry at `col` ends them. */
+function forgetSequences(seqCount: Map<number, number>, col: number, beyond: boolean): void {
+  if (seqCount.size === 0) return;
+  for (const k of seqCount.keys()) if (k > col || (!beyond && k === col)) seqCount.delete(k);
+}
+
 /**
- * Walks the block-YAML lines of an item: calls `visit(line index, path, raw value)` for every
+ * Walks the block-YAML lines of an item: calls `visit(line index, where, raw value)` for every
  * sequence entry that starts on a line (value undefined), then for the line's `key: value` or
- * `- value`, skipping comments and the bodies of block scalars. Text only (no parse): flow collections are not entered.
+ * `- value`, skipping comments and the bodies of block scalars. Text only (no parse): flow
+ * collections are not entered. Called for a few findings of every item of a run: the path of a
+ * line is one string built as nodes open (no array or join per line). Returns the lines walked.
  */
-function walkLines(
-  body: string,
-  visit: (i: number, path: (string | number)[], value: string | undefined) => boolean | undefined | void,
-): void {
-  const lines = body.split('\n');
-  const stack: { indent: number; key: string | number }[] = [];
+function walkLines(body: string, visit: (i: number, at: LineAt, value: string | undefined) => boolean | undefined | void): number {
+  const stack: Open[] = [];
+  const at: LineAt = {
+    get key() {
+      return stack.length ? stack[stack.length - 1]!.joined : '';
+    },
+    path: () => stack.map((x) => x.key),
+  };
   const seqCount = new Map<number, number>();
   let blockIndent = -1;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+  let start = 0;
+  let i = 0;
+  for (; start <= body.length; i++) {
+    const nl = body.indexOf('\n', start);
+    const stop = nl < 0 ? body.length : nl;
+    const line = body.slice(start, stop);
+    start = stop + 1;
     let ind = 0;
     while (line.charCodeAt(ind) === 32) ind++;
     if (blockIndent >= 0) {
-      if (line.trim() === '' || ind > blockIndent) continue;
+      if (ind > blockIndent || line.trim() === '') continue;
       blockIndent = -1;
     }
-    const rest = line.slice(ind);
-    if (rest === '' || rest[0] === '#' || rest === '---') continue;
+    const first = line.charCodeAt(ind);
+    if (ind === line.length || first === 35 /* # */ || (line.length - ind === 3 && line.endsWith('---'))) continue;
     let value: string | undefined;
     let col = ind;
     // a block scalar's lines are indented more than its node: the key's column, or for `- |` the dash's
@@ -263,65 +304,45 @@ function walkLines(
       const dashes = km[2]!;
       // sequence entries on this line
       let c = ind;
-      for (const _ of dashes.match(/- +/g) ?? []) {
-        popTo(stack, c);
-        const n = (seqCount.get(c) ?? -1) + 1;
-        seqCount.set(c, n);
-        stack.push({ indent: c, key: n });
-        c += _.length;
-        if (
-          visit(
-            i,
-            stack.map((x) => x.key),
-            undefined,
-          ) === false
-        )
-          return; // the entry itself
-      }
+      if (dashes)
+        for (const d of dashes.match(/- +/g)!) {
+          popTo(stack, c);
+          open(stack, c, nextEntry(seqCount, c));
+          c += d.length;
+          if (visit(i, at, undefined) === false) return i + 1; // the entry itself
+        }
       col = ind + dashes.length;
       const keyPart = km[3]!.replace(/^["']|["']$/g, '');
       value = km[4];
       while (stack.length && stack[stack.length - 1]!.indent >= col) stack.pop();
-      for (const k of [...seqCount.keys()]) if (k >= col) seqCount.delete(k);
-      stack.push({ indent: col, key: keyPart });
+      forgetSequences(seqCount, col, false);
+      open(stack, col, keyPart);
     } else {
       const sm = SEQ_LINE.exec(line);
       if (!sm) continue;
       const dashes = sm[2]!;
       let c = ind;
-      for (const _ of dashes.match(/- +/g) ?? []) {
+      for (const d of dashes.match(/- +/g) ?? []) {
         popTo(stack, c);
         lastDash = c;
-        for (const k of [...seqCount.keys()]) if (k > c) seqCount.delete(k);
-        const n = (seqCount.get(c) ?? -1) + 1;
-        seqCount.set(c, n);
-        stack.push({ indent: c, key: n });
-        c += _.length;
-        if (
-          visit(
-            i,
-            stack.map((x) => x.key),
-            undefined,
-          ) === false
-        )
-          return; // the entry itself
+        forgetSequences(seqCount, c, true);
+        open(stack, c, nextEntry(seqCount, c));
+        c += d.length;
+        if (visit(i, at, undefined) === false) return i + 1; // the entry itself
       }
       value = sm[3];
       col = c;
     }
-    if (
-      visit(
-        i,
-        stack.map((x) => x.key),
-        value,
-      ) === false
-    )
-      return;
-    if (value !== undefined && /^[|>][-+0-9]*(\s+#.*)?$/.test(value)) blockIndent = km ? col : lastDash;
+    if (visit(i, at, value) === false) return i + 1;
+    if (value !== undefined && BLOCK_SCALAR_HEAD.test(value)) blockIndent = km ? col : lastDash;
   }
+  return i;
 }
 
-/** Path segments as one map key. */
+/** `|`, `>-`, `|2+ # comment`: a block scalar starts; its lines are not keys. */
+const BLOCK_SCALAR_HEAD = /^[|>][-+0-9]*(\s+#.*)?$/;
+
+/** Path segments as one map key (what LineAt.key is for a line). */
 function pathKey(path: readonly (string | number)[]): string {
   return path.map(String).join('\u0000');
 }
@@ -333,7 +354,11 @@ function pathKey(path: readonly (string | number)[]): string {
  * `work` counts what was done ('lines walked', 'items parsed for lines'): what tests count.
  */
 export class FieldLines {
+  /** walks of the text up to one path (each stops at the path's line) before the text is indexed */
+  static readonly SEARCHES = 3;
+  #searches = 0;
   #text: Map<string, number> | undefined;
+  #body: string | undefined;
   #parsed: ((path: readonly (string | number)[]) => number | undefined) | undefined;
 
   constructor(
@@ -345,20 +370,43 @@ export class FieldLines {
     if (this.work) this.work.set(what, (this.work.get(what) ?? 0) + n);
   }
 
+  /** The item's text as a document (KubeObject.body makes it anew at each use: kept here while its findings are placed). */
+  get body(): string {
+    this.#body ??= this.o.body;
+    return this.#body;
+  }
+
   /**
    * The line (1-based, in the input) of `path` from the item's text: the line of the key or
    * sequence entry. Undefined when the text walk does not find the whole path (flow
    * collections, a path to a missing field ...).
    */
   textLine(path: readonly (string | number)[]): number | undefined {
+    // an item's first few findings each walk its text up to their line (most items have one or
+    // two, near the top); from the next on, or once a search walked it all, the whole text is
+    // indexed once: an item with many findings is walked at most twice in all
+    if (!this.#text && this.#searches < FieldLines.SEARCHES) {
+      this.#searches++;
+      const want = pathKey(path);
+      let found: number | undefined;
+      const walked = walkLines(this.body, (i, at) => {
+        if (at.key !== want) return undefined;
+        found = i;
+        return false;
+      });
+      this.#count('lines walked', walked);
+      if (found !== undefined) return (this.o.sourceLine ?? 1) + found;
+      this.#searches = FieldLines.SEARCHES; // not in the text: the next lookup indexes it
+      return undefined;
+    }
     if (!this.#text) {
       const index = new Map<string, number>();
-      const body = this.o.body;
-      walkLines(body, (i, p) => {
-        const key = pathKey(p);
+      const body = this.body;
+      const walked = walkLines(body, (i, at) => {
+        const key = at.key;
         if (!index.has(key)) index.set(key, i); // the first, as a search from the top finds it
       });
-      this.#count('lines walked', body.split('\n').length);
+      this.#count('lines walked', walked);
       this.#text = index;
     }
     const i = this.#text.get(pathKey(path));
@@ -438,10 +486,11 @@ export function mayHoldAmbiguous(text: string): boolean {
 export function ambiguousScalars(o: KubeObject, tree?: unknown, body = o.body): SchemaFinding[] {
   const out: SchemaFinding[] = [];
   if (!CANDIDATE.test(body)) return out;
-  walkLines(body, (i, path, value) => {
-    if (value === undefined || value === '' || /^[|>][-+0-9]*(\s+#.*)?$/.test(value)) return;
+  walkLines(body, (i, at, value) => {
+    if (value === undefined || value === '' || BLOCK_SCALAR_HEAD.test(value)) return;
     const v = stripComment(value);
     if (!AMBIGUOUS.test(v)) return;
+    const path = at.path();
     if (OCTAL.test(v) && PERMISSION_FIELD.test(String(path[path.length - 1]))) return;
     out.push({
       rule: 'yaml-ambiguous',
