@@ -2,7 +2,7 @@
 // Build: precompile JSON schemas (ajv standalone), type-check, and bundle every function in
 // functions/<name>/main.ts (and every CLI in src/bin/<name>.ts) into dist/<name>.cjs, an
 // executable that needs no node_modules, only dist/lib/ and dist/lazy/ beside it.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -156,17 +156,6 @@ function assertAscii(file, text) {
 }
 
 /**
- * Functions whose discovery code goes in their cache too: a generate run never crawls, so the
- * transport, the crawl, normalisation and the inventories' output were compiled at run time (~15%
- * of the instructions of a one-BMC discovery). The build discovers one simulated BMC per
- * bundled mockup tree (dist/redfish-sim.cjs on 127.0.0.1, port 0, no latency: no other network)
- * with the function's defaults. Best effort: where the simulator cannot listen the build says so
- * and keeps the generate run's cache.
- */
-const DISCOVERY_WARM_UP = { 'bmh-from-redfish': true };
-const MOCKUPS = join(root, 'src/redfish-sim/mockups');
-
-/**
  * CLIs with a launcher and a code cache like the functions', made by the run named here (the
  * pre-commit and CI command): `baremetal-krm validate` on the warm-up package compiled ~1,200
  * page faults more than intent-validate on every start. The simulator starts once per test run.
@@ -191,12 +180,8 @@ const only = [...args]
 if (only) {
   const unknown = only.filter((n) => !entries.some((e) => e.name === n));
   if (unknown.length) throw new Error(`build: --only names no bundle: ${unknown.join(', ')}`);
-  // a bundle's warm-up needs the simulator: built too (first, below), though not asked for
-  const needed = new Set(only.flatMap((n) => [n, ...(n in DISCOVERY_WARM_UP ? ['redfish-sim'] : [])]));
-  entries.splice(0, entries.length, ...entries.filter((e) => needed.has(e.name)));
+  entries.splice(0, entries.length, ...entries.filter((e) => only.includes(e.name)));
 }
-// the simulator first: a later bundle's warm-up runs it
-entries.sort((a, b) => Number(b.name === 'redfish-sim') - Number(a.name === 'redfish-sim'));
 /**
  * A function bundle is a launcher, dist/<fn>.cjs, and its code, dist/lib/<fn>.js (the bundle
  * wrapped as a CommonJS module function), with V8's code cache for it, dist/lib/<fn>.cache, made
@@ -257,92 +242,20 @@ if (process.env.BAREMETAL_KRM_CODE_CACHE === 'report')
 script.runInThisContext()(exports, require, module, __filename, __dirname);
 `;
 
-/**
- * dist/lib/<fn>.cache: one run of the function on scripts/warm-up.yaml (see launcher), and for a
- * function in DISCOVERY_WARM_UP a discovery after it, added to the same cache.
- */
-async function makeCodeCache(name, warmUpArgs = []) {
+/** dist/lib/<fn>.cache: one run of the function on scripts/warm-up.yaml (see launcher). */
+function makeCodeCache(name, warmUpArgs = []) {
   const out = join(root, 'dist', 'lib', `${name}.cache`);
   rmSync(out, { force: true });
-  const r = codeCacheRun(name, [out, ...warmUpArgs], readFileSync(join(root, 'scripts/warm-up.yaml')));
-  if ((r.status !== 0 && r.status !== 1) || !existsSync(out))
-    throw new Error(`build: code cache of ${name}: exit ${r.status}\n${r.stderr}`);
-  const warmUp = DISCOVERY_WARM_UP[name] ? await warmUpDiscovery(name, out) : undefined;
-  return { size: statSync(out).size, warmUp };
-}
-
-/** scripts/code-cache.cjs on dist/<name>.cjs with these arguments, `input` on its stdin. */
-function codeCacheRun(name, args, input, extraEnv = {}) {
-  const env = { ...process.env, ...extraEnv };
+  const env = { ...process.env };
   delete env.NODE_OPTIONS; // the cache holds for the flags it was made with: none
-  const cacheArgs =
-    args[0] === '--add' ? ['--add', join(root, 'dist', `${name}.cjs`), ...args.slice(1)] : [join(root, 'dist', `${name}.cjs`), ...args];
-  return spawnSync(process.execPath, [join(root, 'scripts/code-cache.cjs'), ...cacheArgs], {
-    input,
+  const r = spawnSync(process.execPath, [join(root, 'scripts/code-cache.cjs'), join(root, 'dist', `${name}.cjs`), out, ...warmUpArgs], {
+    input: readFileSync(join(root, 'scripts/warm-up.yaml')),
     env,
     encoding: 'utf8',
-    maxBuffer: 1 << 26,
   });
-}
-
-/** The discovery warm-up (see DISCOVERY_WARM_UP): the cache at `out` gets its code added; what it ran, or undefined. */
-async function warmUpDiscovery(name, out) {
-  const trees = readdirSync(MOCKUPS)
-    .filter((t) => existsSync(join(MOCKUPS, t, 'redfish/v1/index.json')))
-    .sort();
-  const simArgs = ['--count', String(trees.length), ...trees.flatMap((t) => ['--tree', join(MOCKUPS, t)])];
-  const sim = spawn(
-    process.execPath,
-    [join(root, 'dist/redfish-sim.cjs'), ...simArgs, '--username', 'admin', '--password', 'warm-up', '--json'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  try {
-    const bmcs = JSON.parse(await firstLine(sim));
-    const input = [
-      'apiVersion: config.kubernetes.io/v1',
-      'kind: ResourceList',
-      'items: []',
-      'functionConfig:',
-      '  apiVersion: baremetal-krm.dev/v1alpha1',
-      '  kind: BMHFromRedfish',
-      '  metadata: {name: warm-up}',
-      '  spec:',
-      '    mode: discover',
-      '    bmcs:',
-      ...bmcs.map((b, i) => `    - {name: node-${i}, address: '${b.url}'}`),
-      '',
-    ].join('\n');
-    const r = codeCacheRun(name, ['--add', out], input, { BMC_USERNAME: 'admin', BMC_PASSWORD: 'warm-up' });
-    const done = new RegExp(`discovered ${bmcs.length} System\\(s\\) from ${bmcs.length} of ${bmcs.length} BMC`).test(r.stdout);
-    if (r.status !== 0 || !done)
-      throw new Error(`build: discovery warm-up of ${name}: exit ${r.status}\n${r.stderr}${r.stdout.slice(-2000)}`);
-    return `generate + discovery of ${bmcs.length} BMCs`;
-  } catch (e) {
-    if (!(e instanceof SimulatorUnavailable)) throw e;
-    console.log(`build: ${name}: no discovery warm-up (${e.message}): its cache holds the generate run's code only`);
-    return undefined;
-  } finally {
-    sim.kill();
-  }
-}
-
-class SimulatorUnavailable extends Error {}
-
-/** The simulator's first line on stdout (its BMCs), or SimulatorUnavailable when it exits first. */
-function firstLine(sim) {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    let err = '';
-    sim.stderr.on('data', (d) => (err += d));
-    sim.stdout.on('data', (d) => {
-      text += d;
-      if (text.includes('\n')) resolve(text.slice(0, text.indexOf('\n')));
-    });
-    sim.on('exit', (code) => reject(new SimulatorUnavailable(`the simulator exited ${code}: ${err.trim().split('\n')[0] ?? ''}`)));
-    sim.on('error', (e) => reject(new SimulatorUnavailable(e.message)));
-  });
+  if ((r.status !== 0 && r.status !== 1) || !existsSync(out))
+    throw new Error(`build: code cache of ${name}: exit ${r.status}\n${r.stderr}`);
+  return statSync(out).size;
 }
 
 mkdirSync(join(root, 'dist', 'lib'), { recursive: true });
@@ -374,9 +287,8 @@ for (const { name, entry, cached, warmUpArgs } of entries) {
     writeFileSync(lib, `(function (exports, require, module, __filename, __dirname) {${code}\n})`);
     writeFileSync(outfile, launcher(name));
     chmodSync(outfile, 0o755);
-    const cache = await makeCodeCache(name, warmUpArgs);
-    const warmUp = cache.warmUp ? `, ${cache.warmUp}` : '';
-    sizes.push(`${name} ${(statSync(lib).size / 1024).toFixed(0)} KiB (cache ${(cache.size / 1024).toFixed(0)} KiB${warmUp})`);
+    const cache = makeCodeCache(name, warmUpArgs);
+    sizes.push(`${name} ${(statSync(lib).size / 1024).toFixed(0)} KiB (cache ${(cache / 1024).toFixed(0)} KiB)`);
   } else {
     writeFileSync(outfile, `#!/usr/bin/env node\n${code}`);
     chmodSync(outfile, 0o755);

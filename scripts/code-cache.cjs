@@ -1,32 +1,23 @@
-// Build step (scripts/build.mjs): V8's code cache for a function bundle, made by runs of it.
+// Build step (scripts/build.mjs): V8's code cache for a function bundle, made by one run of it.
 //
-//   node scripts/code-cache.cjs [--add] dist/<fn>.cjs dist/lib/<fn>.cache [args...] < scripts/warm-up.yaml
+//   node scripts/code-cache.cjs dist/<fn>.cjs dist/lib/<fn>.cache [args...] < scripts/warm-up.yaml
 //
 // Compiles dist/lib/<fn>.js as the launcher dist/<fn>.cjs does, runs the function on the input
 // (output discarded by the caller) and, at exit, writes the code of every function compiled so
 // far (and of the packed modules it compiled, beside them): what a start of the bundle then loads
 // instead of compiling. Only for the node binary and V8 flags it was made with (V8 rejects it
-// otherwise, and the code is compiled as usual). With --add the run starts from the cache an
-// earlier run wrote (its functions come compiled from it) and the cache it writes holds both
-// runs' code: bmh-from-redfish's is made by a generate run, then a discovery.
+// otherwise, and the code is compiled as usual).
 'use strict';
 const { readFileSync, writeFileSync } = require('node:fs');
 const { basename, dirname, join } = require('node:path');
 const { Script } = require('node:vm');
 
-const add = process.argv[2] === '--add';
-const [launcher, out, ...args] = process.argv.slice(add ? 3 : 2);
+const [launcher, out, ...args] = process.argv.slice(2);
 const dir = dirname(launcher);
 const file = join(dir, 'lib', `${basename(launcher, '.cjs')}.js`);
-const cachedData = add ? readFileSync(out) : undefined;
 // the launcher's name for it (a script from the cache keeps the name it was made with)
-const script = new Script(readFileSync(file, 'utf8'), { filename: `dist/lib/${basename(file)}`, cachedData });
-if (script.cachedDataRejected) throw new Error(`code-cache: V8 rejected ${out}, the cache to add to`);
+const script = new Script(readFileSync(file, 'utf8'), { filename: `dist/lib/${basename(file)}` });
 process.argv = [process.argv[0], launcher, ...args];
-// V8 stamps the cache with a hash of its flags as they are when the cache is made, at exit, and
-// rejects it under other flags: a run that changes them (discovery sets --interrupt-budget once it
-// knows the fleet's size) would make a cache no start can use. The flags stay the defaults here.
-require('node:v8').setFlagsFromString = () => {};
 // modules the function compiles on first use (src/validate/packed.ts) register here: their caches too
 const more = new Map();
 globalThis[Symbol.for('baremetal-krm.code-cache-run')] = more;

@@ -4,24 +4,11 @@
  * from a copy of dist/ anywhere, from any working directory, through a symlink (npm's
  * node_modules/.bin), and with its code cache used, rejected (another node) or missing.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startSimulator } from '../src/redfish-sim/server.js';
-import { mockupsDir } from '../src/redfish-sim/mockups.js';
 
 const repoRoot = join(import.meta.dirname, '..');
 const dist = join(repoRoot, 'dist');
@@ -65,20 +52,6 @@ interface Run {
 function run(file: string, cwd: string, env: NodeJS.ProcessEnv = {}): Run {
   const r = spawnSync(file, [], { cwd, input: INPUT, encoding: 'utf8', env: { ...process.env, ...env } });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** run(), but without blocking this process (a simulator in it answers the bundle). */
-function runBeside(file: string, cwd: string, input: string, env: NodeJS.ProcessEnv): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, [], { cwd, env: { PATH: process.env.PATH, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(input);
-  });
 }
 
 /** A run's code cache report lines (BAREMETAL_KRM_CODE_CACHE=report), and the run without them. */
@@ -150,52 +123,6 @@ describe('function bundles', () => {
       expect(missing.run).toEqual(expected);
     });
   }
-
-  it('bmh-from-redfish: a discovery uses the code cache, which holds discovery code too (the build discovers after the generate run)', async () => {
-    const sim = await startSimulator({
-      trees: [join(mockupsDir(), 'dmtf-public-rackmount1')],
-      count: 1,
-      username: 'admin',
-      password: 'pw',
-      keepLog: false,
-    });
-    try {
-      const copy = copyOfDist();
-      const input = [
-        'apiVersion: config.kubernetes.io/v1',
-        'kind: ResourceList',
-        'items: []',
-        'functionConfig:',
-        '  apiVersion: baremetal-krm.dev/v1alpha1',
-        '  kind: BMHFromRedfish',
-        '  metadata: {name: discover}',
-        `  spec: {mode: discover, bmcs: [{name: node-1, address: '${sim.bmcs[0]!.url}'}]}`,
-        '',
-      ].join('\n');
-      // the simulator answers in this process: the bundle runs beside it, not blocking it
-      const discovery = await runBeside(copy.bin('bmh-from-redfish'), copy.root, input, {
-        BAREMETAL_KRM_CODE_CACHE: 'report',
-        BMC_USERNAME: 'admin',
-        BMC_PASSWORD: 'pw',
-      });
-      const { caches, run: r } = cacheReport(discovery);
-      expect(caches).toEqual(['bmh-from-redfish: code cache used']);
-      expect(r.status, r.stderr).toBe(0);
-      expect(r.stdout).toContain('discovered 1 System(s) from 1 of 1 BMC(s)');
-      // a cache made by the generate run alone (what the build made before) holds far less code
-      const lib = join(copy.root, 'pkg', 'dist', 'lib');
-      const built = statSync(join(lib, 'bmh-from-redfish.cache')).size;
-      const made = spawnSync(
-        process.execPath,
-        [join(repoRoot, 'scripts/code-cache.cjs'), copy.launcher('bmh-from-redfish'), join(lib, 'generate-only.cache')],
-        { input: readFileSync(join(repoRoot, 'scripts/warm-up.yaml')), encoding: 'utf8', env: { PATH: process.env.PATH } },
-      );
-      expect(made.status, made.stderr).toBe(0);
-      expect(built).toBeGreaterThan(1.3 * statSync(join(lib, 'generate-only.cache')).size);
-    } finally {
-      await sim.close();
-    }
-  });
 
   it('a reader that goes away (`fn | head -c 10`) ends the bundle quietly, exit 1; stdin a folder is one line', () => {
     const big = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${'- apiVersion: v1\n  kind: ConfigMap\n  metadata: {name: x}\n  data: {k: v}\n'.repeat(200_000)}`;
