@@ -291,12 +291,14 @@ describe('a failing BMC, through the simulator', () => {
   });
 
   it('ranges: scans loopback addresses for service roots', async () => {
-    const b = await bmc({ host: '127.0.0.2' });
-    const r = await discover([], { ranges: [{ cidr: '127.0.0.0/30', port: b.port, scheme: 'http' }] });
+    // a /30 of loopback addresses no other test listens on: the port the kernel gave this BMC on
+    // 127.31.41.2 may be another test's on 127.0.0.1 (a second service found, on a shared machine)
+    const b = await bmc({ host: '127.31.41.2' });
+    const r = await discover([], { ranges: [{ cidr: '127.31.41.0/30', port: b.port, scheme: 'http' }] });
     expect(r.exitCode).toBe(0);
     expect(inventoryNames(r.output)).toEqual(['web483']);
     expect(byRule(r.results, 'discover/range')[0]!.message).toBe(
-      `ranges[0] 127.0.0.0/30: 1 Redfish service(s) on port ${b.port} among 2 addresses`,
+      `ranges[0] 127.31.41.0/30: 1 Redfish service(s) on port ${b.port} among 2 addresses`,
     );
   });
 

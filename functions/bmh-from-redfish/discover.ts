@@ -462,6 +462,17 @@ function keptSnapshots(ctx: Context<Spec>, targets: readonly Target[], failed: S
 const DISCOVERY_INTERRUPT_BUDGET = 100 * 66 * 1024;
 const SHORT_RUN_BMCS = 1000;
 
+/**
+ * V8's young generation starts at 1 MiB and doubles when enough of it survives; a crawl keeps
+ * much of it alive (the 100 BMCs in flight: sockets, promises, the Systems being read), so it
+ * scavenged 1-2 MiB at a time, copying and promoting most of it, until it had doubled its way
+ * to the maximum (16 MiB), which it reaches in every crawl of a few hundred BMCs. Grown at once
+ * (read at each growth, so a flag that can be set now), a crawl of 500 BMCs x 20 ms scavenged 9
+ * times instead of 16, with 9% fewer page faults and ~3% fewer instructions (valgrind); 8% fewer
+ * faults at 1,000 x 50 ms.
+ */
+const DISCOVERY_GC_FLAGS = '--semi-space-growth-factor=16';
+
 export async function runDiscover(ctx: Context<Spec>): Promise<void> {
   const { file, failed: badFile } = credentialsFile(ctx);
   if (badFile) return;
@@ -471,8 +482,8 @@ export async function runDiscover(ctx: Context<Spec>): Promise<void> {
   await rangeTargets(ctx, limiter, timeoutMs, targets);
   // node:v8 is loaded here, not imported at the top: loading it costs ~7M instructions (~8% of
   // node's own start), which every run of the bundle would pay (generate, --help ...)
-  if (targets.length <= SHORT_RUN_BMCS)
-    process.getBuiltinModule('node:v8').setFlagsFromString(`--interrupt-budget=${DISCOVERY_INTERRUPT_BUDGET} ${process.env.XFLAGS ?? ''}`);
+  const budget = targets.length <= SHORT_RUN_BMCS ? ` --interrupt-budget=${DISCOVERY_INTERRUPT_BUDGET}` : '';
+  process.getBuiltinModule('node:v8').setFlagsFromString(DISCOVERY_GC_FLAGS + budget);
 
   const run: CrawlRun = { ctx, file, env: { ...ctx.env }, timeoutMs, failed: new Set(), closing: [] };
   const buffered: Buffered[] = targets.map(() => []);

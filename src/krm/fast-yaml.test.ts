@@ -4,7 +4,7 @@ import { parse, stringify } from 'yaml';
 import { PARSE_OPTIONS } from './lazy.js';
 import { describe, expect, it } from 'vitest';
 import { fastLoad, loadYaml } from './fast-yaml.js';
-import { NOT_PRINTABLE } from './printable.js';
+import { UNSAFE } from './printable.js';
 import { lineCol, readYaml, YamlReadError } from './yaml-read.js';
 
 const yaml11 = (t: string): unknown => parse(t, PARSE_OPTIONS);
@@ -264,7 +264,7 @@ describe('fastLoad', () => {
           error = e;
         }
         const fast = fastLoad(text);
-        const bad = NOT_PRINTABLE.exec(text);
+        const bad = UNSAFE.exec(text);
         if (bad) {
           expect(error, JSON.stringify(text)).toBeInstanceOf(YamlReadError);
           const { line, col } = lineCol(text, bad.index);

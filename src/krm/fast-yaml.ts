@@ -10,7 +10,7 @@
  * fast path can only ever be faster, never different. A property test holds it to that.
  */
 import { YAML11_FALSE, YAML11_FLOAT, YAML11_FLOAT_EXP, YAML11_NULL, YAML11_TRUE } from './yaml11.js';
-import { NOT_PRINTABLE_CLASS } from './printable.js';
+import { UNSAFE_CLASS } from './printable.js';
 import { MAX_DEPTH, readYaml } from './yaml-read.js';
 
 /** Thrown internally when the input leaves the subset; never escapes this module. */
@@ -309,7 +309,7 @@ function growLines(size: number): void {
  * or a character YAML does not allow (printable.ts, refused there with its position). One
  * character class, then a look back at a CR: about the cost of the CR search alone.
  */
-const LEFT_TO_YAML = new RegExp(`[${NOT_PRINTABLE_CLASS}\\r](?<!\\r(?=\\n|$))`);
+const LEFT_TO_YAML = new RegExp(`[${UNSAFE_CLASS}\\r](?<!\\r(?=\\n|$))`);
 
 /** Splits `src` into lines (LF or CRLF) and returns how many; throws UNSURE on what structural reading leaves to yaml. */
 function splitLines(src: string): number {

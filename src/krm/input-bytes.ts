@@ -5,7 +5,7 @@
  */
 import { fstatSync, readSync } from 'node:fs';
 import { KrmError } from './kube-object.js';
-import { NOT_PRINTABLE, notPrintableDetail } from './printable.js';
+import { notPrintableDetail, UNSAFE } from './printable.js';
 import { lazy } from './lazy.js';
 
 /** The largest input read (a JavaScript string holds at most ~512 MiB). */
@@ -101,7 +101,7 @@ export class NotPrintableError extends KrmError {
  * One regular-expression scan; lines end at LF and at a bare CR, as the readers count them.
  */
 export function checkPrintable(text: string, name = 'input'): string {
-  const m = NOT_PRINTABLE.exec(text);
+  const m = UNSAFE.exec(text);
   if (!m) return text;
   const before = text.slice(0, m.index);
   const lineStart = Math.max(before.lastIndexOf('\n'), before.lastIndexOf('\r')) + 1;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { Context, GENERATED_BY } from './context.js';
 import { KubeObject } from './kube-object.js';
-import { NOT_PRINTABLE } from './printable.js';
+import { needsEscapes } from './printable.js';
 import { indentItem } from './scan.js';
 
 const bmh = `# the first host
@@ -73,8 +73,8 @@ spec:
     }
   });
 
-  it('writes characters YAML does not allow as escapes, in every way an item is written (go-yaml would refuse them as they are)', () => {
-    const odd = ['nul\u0000', 'bell\u0007', 'del\u007f', 'c1\u0080\u009f', 'non\ufffe\uffff'];
+  it('writes characters YAML does not allow, and those go-yaml reads as line breaks, as escapes, in every way an item is written', () => {
+    const odd = ['nul\u0000', 'bell\u0007', 'del\u007f', 'c1\u0080\u009f', 'non\ufffe\uffff', 'nel\u0085', 'ls\u2028 x', 'ps\u2029'];
     const escaped = 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  k: "del\\x7F"\n';
     const edited = item(escaped); // edited through the yaml Document (flow metadata)
     const fresh = KubeObject.fromData({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'y' }, data: {} });
@@ -86,7 +86,7 @@ spec:
     const replaced = KubeObject.fromData({});
     replaced.replace(fresh.data);
     for (const o of [edited, fresh, replaced]) {
-      expect(NOT_PRINTABLE.test(o.body), o.body).toBe(false);
+      expect(needsEscapes(o.body), o.body).toBe(false);
       const back = KubeObject.fromDocument(o.body);
       expect(odd.map((_, i) => back.annotations[`a${i}`])).toEqual(odd);
       expect(odd.map((v) => (back.data.data as Record<string, string>)[v])).toEqual(odd);
@@ -94,7 +94,9 @@ spec:
     expect(KubeObject.fromDocument(edited.body).get('data.k')).toBe('del\u007f');
     const json = KubeObject.fromNode('{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"j"}}', 'json');
     json.setAnnotation('a', 'del\u007f');
+    json.setAnnotation('b', 'ls\u2028');
     expect(json.jsonText('')).toContain('"a": "del\\u007F"');
+    expect(json.jsonText('')).toContain('"b": "ls\\u2028"');
   });
 
   it('falls back to the yaml Document for structure and flow style, keeping comments', () => {

@@ -155,6 +155,13 @@ export class KubeObject {
   container: unknown;
   /** 1-based line of the item in the input text (for messages about bytes, such as bad UTF-8) */
   inputLine: number | undefined;
+  /**
+   * 1-based line its document starts on in the file it names (config.kubernetes.io/path), when
+   * the runtime read that file itself (--source) and the item's text is the document's plus the
+   * file annotations: its lines map to the file's, whatever document of the file it is; null
+   * when the runtime read the file but annotating the document wrote it anew (no line is known)
+   */
+  fileLine: number | null | undefined;
 
   private constructor(raw: string | undefined, form: SourceForm, seqIndent: number, lead: string) {
     this.#raw = raw;

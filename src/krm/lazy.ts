@@ -9,7 +9,7 @@
  *   undici().request(...)
  */
 import { loadInstalled } from './install.js';
-import { NOT_PRINTABLE, printableQuoted } from './printable.js';
+import { needsEscapes, printableQuoted } from './printable.js';
 import { YAML11_FLOAT, YAML11_FLOAT_EXP } from './yaml11.js';
 
 export function lazy<T>(thunk: () => T, specifier: string, importMetaUrl: string | undefined): () => T {
@@ -34,18 +34,17 @@ type YamlTags = import('yaml').Tags;
 type ScalarTag = import('yaml').ScalarTag;
 
 /**
- * `yaml`'s string tag, writing a string that holds a character YAML does not allow as an
- * escaped double-quoted scalar: `yaml` writes DEL, C1 controls and U+FFFE/U+FFFF as they are,
- * which go-yaml (and this runtime's readers) refuse. Other strings are written as `yaml` writes them.
+ * `yaml`'s string tag, writing a string that holds a character a writer escapes (printable.ts)
+ * as an escaped double-quoted scalar: `yaml` writes DEL, C1 controls and U+FFFE/U+FFFF as they
+ * are, which go-yaml (and this runtime's readers) refuse, and NEL, U+2028 and U+2029, which
+ * go-yaml reads as line breaks. Other strings are written as `yaml` writes them.
  */
 function printableStrings(tag: ScalarTag): ScalarTag {
   const write = tag.stringify!;
   return {
     ...tag,
     stringify: (item, ctx, onComment, onChompKeep) =>
-      typeof item.value === 'string' && NOT_PRINTABLE.test(item.value)
-        ? printableQuoted(item.value)
-        : write(item, ctx, onComment, onChompKeep),
+      typeof item.value === 'string' && needsEscapes(item.value) ? printableQuoted(item.value) : write(item, ctx, onComment, onChompKeep),
   };
 }
 

@@ -91,8 +91,19 @@ function documentsOf(f: PackageFile): { items: KubeObject[]; tail: string } {
   });
 }
 
-/** A ResourceList of the files' documents (each annotated with its file and index), and the functionConfig. */
-export function sourceResourceList(files: readonly PackageFile[], functionConfig?: string): string {
+/** The key of a document in `documentLines`: its file and index. */
+export function documentKey(path: string, index: number): string {
+  return `${path}\u0000${index}`;
+}
+
+/**
+ * A ResourceList of the files' documents (each annotated with its file and index), and the
+ * functionConfig. `documentLines`, when given, gets the line each document starts on in its file
+ * (by `documentKey`), for the documents whose text in the list is theirs plus the annotation
+ * lines (not those the annotations made the YAML library write anew): a result's line in the
+ * list is then a line in the file (KubeObject.fileLine).
+ */
+export function sourceResourceList(files: readonly PackageFile[], functionConfig?: string, documentLines?: Map<string, number>): string {
   let items = '';
   for (const f of files)
     inFile(f, () =>
@@ -101,6 +112,8 @@ export function sourceResourceList(files: readonly PackageFile[], functionConfig
         o.setAnnotation(ANN.index, String(index));
         o.setAnnotation(ANN.internalPath, f.path);
         o.setAnnotation(ANN.internalIndex, String(index));
+        if (documentLines && o.sourceLine !== undefined && o.rewriteNote === undefined)
+          documentLines.set(documentKey(f.path, index), o.sourceLine);
         items += indentItem(o.documentText(), 0);
       }),
     );

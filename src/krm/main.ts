@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type PackageFile, packageFiles, sinkResourceList, sourceResourceList } from './local-package.js';
+import { documentKey, type PackageFile, packageFiles, sinkResourceList, sourceResourceList } from './local-package.js';
 import { KrmError, type KubeObject } from './kube-object.js';
 import type { HeaderProblem } from './header.js';
 import { Context } from './context.js';
@@ -258,6 +258,8 @@ export async function runFunction<Spec>(
   def: FunctionDefinition<Spec>,
   input: string | Uint8Array,
   env: Record<string, string | undefined> = {},
+  /** the line each sourced document starts on in its file (sourceResourceList), for results' lines */
+  documentLines?: ReadonlyMap<string, number>,
 ): Promise<RunOutput> {
   const results = new Results();
   const text = inputText(input, results);
@@ -274,6 +276,7 @@ export async function runFunction<Spec>(
     new Redactor().addEnv(env).scrubResults(results.list);
     return fatal(text, results);
   }
+  if (documentLines) placeInFiles(parsed.items, documentLines);
   let items = parsed.items;
   let internal = '';
   let readNotes: [KubeObject, string][] | undefined;
@@ -662,7 +665,9 @@ function bundleOptions(argv: string[]): BundleOptions {
 }
 
 /** The input: stdin, or a ResourceList of the --source folder (with --fn-config as its functionConfig). */
-async function readBundleInput(o: BundleOptions): Promise<{ input: string | Buffer; sourced: PackageFile[] }> {
+async function readBundleInput(
+  o: BundleOptions,
+): Promise<{ input: string | Buffer; sourced: PackageFile[]; documentLines?: Map<string, number> }> {
   if (o.source === undefined) {
     if (o.fnConfig !== undefined) throw new KrmError('--fn-config needs --source: on stdin the functionConfig is part of the ResourceList');
     return { input: await readStdin(), sourced: [] };
@@ -670,7 +675,16 @@ async function readBundleInput(o: BundleOptions): Promise<{ input: string | Buff
   const fnConfig = o.fnConfig === undefined ? undefined : readConfigFile(o.fnConfig);
   if (!existsSync(o.source) || !statSync(o.source).isDirectory()) throw new KrmError(`--source ${o.source}: not a folder`);
   const sourced = packageFiles(o.source);
-  return { input: sourceResourceList(sourced, fnConfig), sourced };
+  const documentLines = new Map<string, number>();
+  return { input: sourceResourceList(sourced, fnConfig, documentLines), sourced, documentLines };
+}
+
+/** Each sourced item's document line in its file (KubeObject.fileLine). */
+function placeInFiles(items: readonly KubeObject[], documentLines: ReadonlyMap<string, number>): void {
+  for (const o of items) {
+    const f = o.file();
+    if (f?.index !== undefined) o.fileLine = documentLines.get(documentKey(f.path, f.index)) ?? null;
+  }
 }
 
 function readConfigFile(path: string): string {
@@ -708,8 +722,9 @@ async function runBundle<Spec>(def: FunctionDefinition<Spec>): Promise<void> {
   try {
     let input: string | Buffer;
     let sourced: PackageFile[];
+    let documentLines: Map<string, number> | undefined;
     try {
-      ({ input, sourced } = await readBundleInput(opts));
+      ({ input, sourced, documentLines } = await readBundleInput(opts));
     } catch (e) {
       if (!(e instanceof KrmError)) throw e;
       await write(2, [`${def.name}: error: ${e.message} [input]\n`]);
@@ -718,7 +733,7 @@ async function runBundle<Spec>(def: FunctionDefinition<Spec>): Promise<void> {
     }
     let r: RunOutput;
     try {
-      r = await runFunction(def, input, process.env);
+      r = await runFunction(def, input, process.env, documentLines);
     } catch (e) {
       // a bug: stdout gets the input as it came, nothing lost or half-written (no --sink is written)
       if (opts.sink === undefined && typeof input === 'string') await write(1, [input]);

@@ -5,6 +5,7 @@
  * caller then edits through the `yaml` Document API.
  */
 import { fastLoad } from './fast-yaml.js';
+import { needsEscapes } from './printable.js';
 
 interface L {
   indent: number;
@@ -45,7 +46,8 @@ function splitKeyLine(text: string): [string, string] | undefined {
 export function scalarText(value: string | number | boolean): string | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? String(value) : undefined;
   if (typeof value === 'boolean') return String(value);
-  if (/[\u0000-\u001f\u007f]/.test(value)) return undefined;
+  // control characters, and what go-yaml reads as a line break (NEL, U+2028, U+2029): escaped by yaml's writer
+  if (/[\u0000-\u001f\u007f]/.test(value) || needsEscapes(value)) return undefined;
   if (/^[A-Za-z_/][A-Za-z0-9_./@=-]*$/.test(value) && fastLoad(`k: ${value}\n`) !== undefined) {
     const parsed = (fastLoad(`k: ${value}\n`) as { k: unknown }).k;
     if (parsed === value) return value;

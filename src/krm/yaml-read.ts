@@ -16,7 +16,7 @@
  */
 import type { Document, Node as YamlNode } from 'yaml';
 import { PARSE_OPTIONS, yamlLib } from './lazy.js';
-import { NOT_PRINTABLE, notPrintableDetail } from './printable.js';
+import { notPrintableDetail, UNSAFE } from './printable.js';
 
 /** Deepest nesting of collections accepted; deeper input is an error, not a stack overflow. */
 export const MAX_DEPTH = 256;
@@ -389,7 +389,7 @@ function firstError(src: string, docs: Document.Parsed[]): YamlReadError | undef
 
 /** Documents of `src` read strictly, then (on an error) as go-yaml would, with notes saying how. */
 function lenientDocuments(src: string): { docs: Document.Parsed[]; text: string; notes: ReadNote[] } {
-  const bad = NOT_PRINTABLE.exec(src);
+  const bad = UNSAFE.exec(src);
   if (bad) throw errorAt(src, bad.index, notPrintableDetail(bad[0]), 'NOT_PRINTABLE');
   const notes: ReadNote[] = [];
   // a bare CR is a line break to go-yaml (and to the fast reader): read it so from the start, or

@@ -59,7 +59,10 @@ const INJECTED = /^\s+['"]?(?:internal\.config\.kubernetes\.io\/[^'":]+|config\.
 function fileLines(o: KubeObject, bodyOf = () => o.body): (line: number) => number | undefined {
   const file = o.file();
   if (!file) return (line) => line;
-  if ((file.index ?? 0) !== 0) return () => undefined;
+  // the runtime read the file itself (--source): any document's lines are known (none when it
+  // wrote the document anew); else only the first document's, from line 1
+  const start = o.fileLine ?? 1;
+  if (o.fileLine === null || (o.fileLine === undefined && (file.index ?? 0) !== 0)) return () => undefined;
   // the annotation lines the tool added (ascending), the last `annotations:` line, and whether it holds any of the file's own
   const injected: number[] = [];
   let annotationsAt = -1;
@@ -90,7 +93,7 @@ function fileLines(o: KubeObject, bodyOf = () => o.body): (line: number) => numb
     let skip = injectedBefore(injected, rel);
     // an annotations: key holding only what the tool added is not in the file either
     if (annotationsAt >= 0 && own === 0 && annotationsAt < rel) skip++;
-    return rel - skip + 1;
+    return rel - skip + start;
   };
 }
 

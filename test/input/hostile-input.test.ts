@@ -152,7 +152,8 @@ describe('nothing destroyed on bad input', () => {
           'U+0000 (NUL, a control character) is not allowed in YAML (kubectl, kustomize and kpt refuse it too): remove it, or write it escaped in a double-quoted string ("\\x00")',
       ]);
     }
-    // the other forbidden characters, anywhere (a quoted string, a comment, a block scalar, JSON): the same error; tab, NEL and escapes are content
+    // the other forbidden characters, anywhere (a quoted string, a comment, a block scalar, JSON): the same error; so are
+    // NEL, U+2028 and U+2029 (line breaks to go-yaml, characters to YAML 1.2 readers); tab and escapes are content
     for (const [text, char] of [
       [resourceList([cm('x', 'data:\n  k: "bell\u0007"\n')]), 'U+0007'],
       [resourceList([cm('x', '# esc \u001b[0m\n')]), 'U+001B'],
@@ -162,13 +163,16 @@ describe('nothing destroyed on bad input', () => {
         'U+0080',
       ],
       [cm('x', 'data:\n  k: non\uffffchar\n'), 'U+FFFF'],
+      [resourceList([cm('x', 'data:\n  nel: a\u0085b\n')]), 'U+0085'],
+      [cm('x', 'data:\n  k: "line\u2028separator"\n'), 'U+2028'],
+      [resourceList([cm('x', '# para\u2029graph\n')]), 'U+2029'],
     ]) {
       const r = await runFunction(identity, text!);
       expect([r.exitCode, r.output, errors(r)[0]?.message.includes(`; ${char} (`)], text).toEqual([1, '', true]);
     }
     const allowed = await runFunction(
       identity,
-      resourceList([cm('x', 'data:\n  tab: "a\tb"\n  nel: a\u0085b\n  esc: "\\0\\x07\\u007f"\n')], readAll),
+      resourceList([cm('x', 'data:\n  tab: "a\tb"\n  esc: "\\0\\x07\\u007f\\N\\L\\P\\u2028"\n')], readAll),
     );
     expect(allowed.exitCode).toBe(0);
     const b = runBundle('test-identity', stream);
