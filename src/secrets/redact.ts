@@ -130,6 +130,7 @@ const SOPS_VALUE = /ENC\[[A-Za-z0-9_]+,[^\]\s]*\]/g;
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
 /** `Authorization: Basic <token>`: the token, when it looks like one (not "Basic authentication"). */
 const AUTH_SCHEME = /\b(Basic|Bearer|Token|Digest|Negotiate)(\s+)([A-Za-z0-9+/=._~-]{6,})/g;
+const AUTH_SCHEME_WORD = /Basic|Bearer|Token|Digest|Negotiate/;
 /** `password=x`, `BMC_PASSWORD=x`, `db.password = x`, `--password=x`, `?token=x&` */
 const ASSIGNMENT = /([A-Za-z_][\w.-]*)(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'&;,]+)/g;
 /** `--password x`, `-token x` inside one string (a shell command) */
@@ -148,8 +149,14 @@ function looksLikeToken(t: string): boolean {
   return /[0-9+/=]/.test(t) || (/[a-z]/.test(t) && /[A-Z]/.test(t));
 }
 
-/** What a rule makes of one match: the credential it found and the text shown instead, or nothing to hide. */
-type Rule = readonly [RegExp, (g: readonly string[]) => { secret: string; shown: string } | undefined];
+/**
+ * A rule: its pattern; a cheap test of what every match holds (a literal), so that text without
+ * it is not scanned (most values: host names, addresses, names); and what it makes of one match:
+ * the credential it found and the text shown instead, or nothing to hide.
+ */
+type Rule = readonly [RegExp, (s: string) => boolean, (g: readonly string[]) => { secret: string; shown: string } | undefined];
+
+const hasBlank = (s: string): boolean => /\s/.test(s);
 
 const unquote = (v: string): string => v.replace(/^(["'])(.*)\1$/s, '$2');
 
@@ -158,26 +165,41 @@ const TEXT_RULES: readonly Rule[] = [
   // user-only URLs (`ssh://git@host`) keep the user
   [
     URL_CREDENTIALS,
+    (s) => s.includes('@') && s.includes('://'),
     ([m, scheme]) =>
       m!.slice(scheme!.length, -1).includes(':') ? { secret: m!.slice(scheme!.length, -1), shown: `${scheme}${MASK}@` } : undefined,
   ],
-  [PEM_PRIVATE_KEY, ([m]) => ({ secret: m!, shown: '(private key)' })],
-  [SOPS_VALUE, ([m]) => ({ secret: m!, shown: '(encrypted)' })],
-  [AUTH_SCHEME, ([, scheme, sp, token]) => (looksLikeToken(token!) ? { secret: token!, shown: `${scheme}${sp}${MASK}` } : undefined)],
-  [ASSIGNMENT, ([, key, eq, v]) => (sensitiveLeaf(key!) ? { secret: unquote(v!), shown: `${key}${eq}${MASK}` } : undefined)],
+  [PEM_PRIVATE_KEY, (s) => s.includes('PRIVATE KEY'), ([m]) => ({ secret: m!, shown: '(private key)' })],
+  [SOPS_VALUE, (s) => s.includes('ENC['), ([m]) => ({ secret: m!, shown: '(encrypted)' })],
+  [
+    AUTH_SCHEME,
+    (s) => AUTH_SCHEME_WORD.test(s),
+    ([, scheme, sp, token]) => (looksLikeToken(token!) ? { secret: token!, shown: `${scheme}${sp}${MASK}` } : undefined),
+  ],
+  [
+    ASSIGNMENT,
+    (s) => s.includes('='),
+    ([, key, eq, v]) => (sensitiveLeaf(key!) ? { secret: unquote(v!), shown: `${key}${eq}${MASK}` } : undefined),
+  ],
   [
     FLAG_VALUE,
+    (s) => s.includes('-') && hasBlank(s),
     ([, lead, flag, sp, v]) =>
       sensitiveLeaf(flag!.replace(/^-+/, '')) ? { secret: unquote(v!), shown: `${lead}${flag}${sp}${MASK}` } : undefined,
   ],
   [
     JSON_PAIR,
+    (s) => s.includes('"') && s.includes(':'),
     ([m, head, key]) => (sensitiveLeaf(key!) ? { secret: unquote(m!.slice(head!.length)), shown: `${head}"${MASK}"` } : undefined),
   ],
 ];
 /** Lines of an embedded file (properties, YAML, INI): `password: x`, `db.password = x`. */
 const LINE_RULES: readonly Rule[] = [
-  [KEY_LINE, ([, head, key, v]) => (sensitiveLeaf(key!) ? { secret: unquote(v!.trim()), shown: `${head}${MASK}` } : undefined)],
+  [
+    KEY_LINE,
+    (s) => s.includes(':') || s.includes('='),
+    ([, head, key, v]) => (sensitiveLeaf(key!) ? { secret: unquote(v!.trim()), shown: `${head}${MASK}` } : undefined),
+  ],
 ];
 
 /**
@@ -196,7 +218,8 @@ export function urlHasCredentials(url: string): boolean {
 
 function applyRules(s: string, rules: readonly Rule[], found?: string[]): string {
   let t = s;
-  for (const [re, rule] of rules)
+  for (const [re, may, rule] of rules) {
+    if (!may(t)) continue;
     t = t.replace(re, (...a: unknown[]) => {
       const groups = a.slice(0, -2).map((x) => (typeof x === 'string' ? x : ''));
       const r = rule(groups);
@@ -204,6 +227,7 @@ function applyRules(s: string, rules: readonly Rule[], found?: string[]): string
       if (r.secret !== MASK) found?.push(r.secret);
       return r.shown;
     });
+  }
   return t;
 }
 
@@ -426,8 +450,11 @@ export class Redactor {
 
   /** Every environment variable with a credential-like name (`BMC_PASSWORD`, `BMC_NODE1_PASSWORD`, `GITHUB_TOKEN` ...). */
   addEnv(env: Readonly<Record<string, string | undefined>>): this {
-    for (const [k, v] of Object.entries(env)) {
-      if (v === undefined || !isCredentialEnvName(k)) continue;
+    // names first: reading a value of process.env is a call into the process's environment, and most are no credential
+    for (const k of Object.keys(env)) {
+      if (!isCredentialEnvName(k)) continue;
+      const v = env[k];
+      if (v === undefined) continue;
       this.addCredentials(/PASSWORD$/i.test(k) ? env[k.replace(/PASSWORD$/i, 'USERNAME')] : undefined, v);
     }
     return this;
