@@ -9,7 +9,7 @@ import { dotted, intern, isRecord, sameData } from './data.js';
 import { emitLikeYaml } from './emit.js';
 import { parsedFieldLines } from './field-lines.js';
 import { fastLoad } from './fast-yaml.js';
-import { type HeaderProblem, headerProblems } from './header.js';
+import { type HeaderProblem, headerProblems, typeOf } from './header.js';
 import { stringifyJson, writtenNumbers } from './json-scan.js';
 import { PARSE_OPTIONS, writeTags, yamlLib } from './lazy.js';
 import { dedentItem, endsLine, headerEnd, indentItem } from './scan.js';
@@ -123,10 +123,6 @@ function stringMap(v: unknown): Record<string, string> {
     out[k] = val === null || val === undefined ? '' : typeof val === 'string' ? val : String(val);
   }
   return out;
-}
-
-function typeName(v: unknown): string {
-  return v === null ? 'it is empty' : Array.isArray(v) ? 'it is a list' : `it is a ${typeof v}`;
 }
 
 const DOCUMENT_START = '---\n';
@@ -380,7 +376,7 @@ export class KubeObject {
     }
     if (!isRecord(v))
       throw new KrmError(
-        `${this.#name()} is not a mapping (${typeName(v)}): a KRM resource is a mapping with apiVersion, kind and metadata`,
+        `${this.#name()} is not a mapping (it is ${typeOf(v, false)}): a KRM resource is a mapping with apiVersion, kind and metadata`,
       );
     return v;
   }
