@@ -204,8 +204,20 @@ describe('a comment after an edited value stays (kpt setters live in them: `imag
       }
   });
 
-  it('an edit through yaml keeps it too (a scalar, or a flow collection replaced by a scalar)', () => {
-    for (const rest of ['data:\n  k: [a, "#"] # note\n', 'data: &d\n  k: v # note\ncopy: *d\n']) {
+  it('a key YAML 1.1 reads as a boolean (`on:`, `n:`, `yes:`) is not the string key of the same text', () => {
+    for (const key of ['on', 'n', 'yes']) {
+      const o = KubeObject.fromDocument(cm('a', `data:\n  ${key}: v # c\n`));
+      const before = o.get('data') as Record<string, unknown>;
+      o.set(['data', key], 'x');
+      expect(o.get(['data', key]), key).toBe('x');
+      // the other key is still there, as it was
+      const after = Y.parse(o.body, PARSE_OPTIONS) as { data: Record<string, unknown> };
+      for (const [k, v] of Object.entries(before)) expect(after.data[k], `${key}: ${k}`).toBe(v);
+    }
+  });
+
+  it('an edit through yaml keeps it too (a scalar, an alias, or a flow collection replaced by a scalar)', () => {
+    for (const rest of ['data:\n  k: [a, "#"] # note\n', 'data: &d\n  k: v # note\ncopy: *d\n', 'data:\n  j: &x v\n  k: *x # note\n']) {
       const o = KubeObject.fromDocument(cm('a', rest));
       o.set('data.k', 'new');
       expect(o.get('data.k')).toBe('new');

@@ -644,7 +644,7 @@ export class KubeObject {
         // ...`), as line-wise edits do (a block collection's comment is the lines after it: not moved)
         const old = parent.get(p[place.at], true);
         const lib = yamlLib();
-        const oneLine = lib.isScalar(old) || (lib.isCollection(old) && old.flow === true);
+        const oneLine = lib.isScalar(old) || lib.isAlias(old) || (lib.isCollection(old) && old.flow === true);
         if (oneLine && lib.isScalar(node) && old.comment) node.comment = old.comment;
         parent.set(p[place.at], node);
       },

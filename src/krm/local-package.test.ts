@@ -107,6 +107,19 @@ describe('a folder as the input and output of a function', () => {
     expect(text).toContain('team: metal');
   });
 
+  it('a file whose annotations or metadata are null (`annotations:`, `metadata: ~`) stays byte for byte on an unchanged run', async () => {
+    const files = {
+      'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n  annotations:\n',
+      'c.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n  annotations: ~\n',
+      'd.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\ndata: {k: v}\n',
+    };
+    const dir = tree(files);
+    const sourced = readPackageFiles(dir);
+    const r = await runFunction(identity, sourceResourceList(sourced, IDENTITY));
+    expect(sinkResourceList(dir, r.output, sourced, true).written).toEqual([]);
+    expect(contents(dir)).toEqual(files);
+  });
+
   it('new items without a file go to <kind>_<name>.yaml; files whose items are gone are removed', () => {
     const dir = tree({ 'old.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: old\n' });
     const sourced = readPackageFiles(dir);

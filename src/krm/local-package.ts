@@ -108,11 +108,14 @@ export function sourceResourceList(files: readonly PackageFile[], functionConfig
   for (const f of files)
     inFile(f, () =>
       documentsOf(f).items.forEach((o, index) => {
+        // a document with file annotations of its own keeps their lines (values replaced in place): which lines
+        // the source added is then not what the function can tell (results.ts), so it gets no line, not a wrong one
+        const own = FILE_ANNOTATIONS.some((a) => a in o.annotations);
         o.setAnnotation(ANN.path, f.path);
         o.setAnnotation(ANN.index, String(index));
         o.setAnnotation(ANN.internalPath, f.path);
         o.setAnnotation(ANN.internalIndex, String(index));
-        if (documentLines && o.sourceLine !== undefined && o.rewriteNote === undefined)
+        if (documentLines && o.sourceLine !== undefined && o.rewriteNote === undefined && !own)
           documentLines.set(documentKey(f.path, index), o.sourceLine);
         items += indentItem(o.documentText(), 0);
       }),
@@ -179,9 +182,16 @@ function withoutFileAnnotations(data: Record<string, unknown>, original: Record<
   const ann = meta?.annotations as Record<string, unknown> | undefined;
   if (!meta || !ann) return copy;
   for (const a of FILE_ANNOTATIONS) delete ann[a];
-  const had = original?.metadata as Record<string, unknown> | undefined;
-  if (Object.keys(ann).length === 0 && !(had && 'annotations' in had)) delete meta.annotations;
-  if (Object.keys(meta).length === 0 && !(original && 'metadata' in original)) delete copy.metadata;
+  const had = original?.metadata as Record<string, unknown> | null | undefined;
+  // what the file annotations alone made goes: a map the original lacked, or held as null (`annotations:`, `metadata: ~`)
+  if (Object.keys(ann).length === 0) {
+    if (had && had.annotations === null) meta.annotations = null;
+    else if (!(had && 'annotations' in had)) delete meta.annotations;
+  }
+  if (Object.keys(meta).length === 0) {
+    if (original && original.metadata === null) copy.metadata = null;
+    else if (!(original && 'metadata' in original)) delete copy.metadata;
+  }
   return copy;
 }
 

@@ -123,7 +123,12 @@ function setScalarInLfText(body: string, path: string[], valueText: string): str
       const kv = splitKeyLine(l.text);
       if (!kv) return no(`a key of ${fieldAt(path, depth)} is no plain \`key:\` line (flow style, an anchor, a tag, an escaped key)`);
       lastEntryEnd = k + 1;
-      if (kv[0] === seg) found = k;
+      if (kv[0] === seg) {
+        // `on:`, `n:`, `1:` are a boolean, a number, not the string key `on` (YAML 1.1, as kubectl reads them)
+        const same = keyReadsAs(l.text, seg);
+        if (same === undefined) return no(`the key ${seg} of ${fieldAt(path, depth)} is not read by the line reader`);
+        if (same) found = k;
+      }
     }
     if (found < 0) {
       if (hasBlockScalar) return no(`${fieldAt(path, depth)} holds a block scalar, after which a new key could land inside it`);
@@ -226,6 +231,13 @@ function keyLength(text: string): number {
   const c = text[0];
   if (c === '"' || c === "'") return text.indexOf(c, 1) + 1;
   return text.indexOf(':');
+}
+
+/** Whether the key of a `key: ...` line (plain or quoted) reads as the string `seg`; undefined when the line reader cannot tell. */
+function keyReadsAs(text: string, seg: string): boolean | undefined {
+  if (text[0] === '"' || text[0] === "'") return true; // splitKeyLine read it as a string
+  const v = fastLoad(`${text.slice(0, keyLength(text))}: 1\n`) as Record<string, unknown> | undefined;
+  return v === undefined ? undefined : Object.hasOwn(v, seg);
 }
 
 function keyText(key: string): string | undefined {

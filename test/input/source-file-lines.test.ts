@@ -68,4 +68,21 @@ describe('findings of a run on a folder are on the lines of its files', () => {
     }
     expect(placed).toBeGreaterThan(40);
   });
+
+  it('a document with file annotations of its own (their lines kept, values replaced) gets no line, never a wrong one', async () => {
+    for (const own of [
+      '    config.kubernetes.io/path: p.yaml\n',
+      '    config.kubernetes.io/path: x\n    config.kubernetes.io/index: "3"\n    note: n\n',
+    ]) {
+      const text = `apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: h1\n  namespace: ns\n  annotations:\n${own}${host('h1', false).split('metadata:\n  name: h1\n  namespace: ns\n')[1]}`;
+      const dir = mkdtempSync(join(tmpdir(), 'bmk-lines-'));
+      dirs.push(dir);
+      writeFileSync(join(dir, 'p.yaml'), text);
+      const documentLines = new Map<string, number>();
+      const r = await runFunction(intentValidate, sourceResourceList(readPackageFiles(dir), CONFIG, documentLines), {}, documentLines);
+      const finding = r.results.find((x) => x.tags?.rule === 'reference');
+      expect(finding, own).toBeDefined();
+      expect(finding!.tags?.line, own).toBeUndefined();
+    }
+  });
 });
