@@ -138,9 +138,29 @@ export function tooLarge(name: string, size: number | undefined): KrmError {
   );
 }
 
+/** A 4-byte cell to sleep on (Atomics.wait): a millisecond between reads of a non-blocking descriptor. */
+let pauseCell: Int32Array | undefined;
+
+/**
+ * readSync that waits while a non-blocking descriptor has nothing yet (EAGAIN: a parent that set
+ * O_NONBLOCK on the pipe or terminal it gave as stdin), a millisecond at a time. It once threw
+ * EAGAIN for the caller to read the rest as a stream, and what had been read was lost.
+ */
+function readWaiting(fd: number, buf: Buffer, offset: number, length: number): number {
+  for (;;) {
+    try {
+      return readSync(fd, buf, offset, length, null);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw e;
+      pauseCell ??= new Int32Array(new SharedArrayBuffer(4));
+      Atomics.wait(pauseCell, 0, 0, 1);
+    }
+  }
+}
+
 /**
  * Reads a file descriptor to its end, at most MAX_INPUT_BYTES. Throws KrmError when there is
- * more; `EAGAIN` (a non-blocking pipe) is thrown as is for the caller to fall back to the stream.
+ * more; a non-blocking descriptor is waited for (readWaiting), nothing read is lost.
  * An input that one read holds (the usual: a function's ResourceList) is read without an fstat
  * (node's Stats code is compiled at its first use, ~0.2 ms of a start); a larger regular file is
  * then read at its size in one buffer, a pipe in chunks.
@@ -148,7 +168,7 @@ export function tooLarge(name: string, size: number | undefined): KrmError {
 export function readAllBytes(fd: number, name: string): Buffer {
   const first = Buffer.allocUnsafe(1 << 20);
   let n = 0;
-  for (let r: number; n < first.length && (r = readSync(fd, first, n, first.length - n, null)) > 0; ) n += r;
+  for (let r: number; n < first.length && (r = readWaiting(fd, first, n, first.length - n)) > 0; ) n += r;
   if (n < first.length) return first.subarray(0, n);
   const st = fstatSync(fd);
   if (st.isFile()) {
@@ -157,7 +177,7 @@ export function readAllBytes(fd: number, name: string): Buffer {
     first.copy(buf, 0, 0, n);
     let off = n;
     while (off < buf.length) {
-      const r = readSync(fd, buf, off, buf.length - off, null);
+      const r = readWaiting(fd, buf, off, buf.length - off);
       if (r === 0) break;
       off += r;
     }
@@ -167,7 +187,7 @@ export function readAllBytes(fd: number, name: string): Buffer {
   let total = n;
   for (;;) {
     const chunk = Buffer.allocUnsafe(1 << 20);
-    const r = readSync(fd, chunk, 0, chunk.length, null);
+    const r = readWaiting(fd, chunk, 0, chunk.length);
     if (r === 0) break;
     total += r;
     if (total > MAX_INPUT_BYTES) throw tooLarge(name, undefined);

@@ -16,11 +16,9 @@ import {
   collectGarbage,
   decodeUtf8,
   LARGE_INPUT,
-  MAX_INPUT_BYTES,
   NotPrintableError,
   NotUtf8Error,
   readAllBytes,
-  tooLarge,
 } from './input-bytes.js';
 import { plainYaml } from './emit.js';
 import { loadYaml } from './fast-yaml.js';
@@ -484,8 +482,8 @@ function helpText<Spec>(def: FunctionDefinition<Spec>): string {
 /**
  * Stdin as text, at most MAX_INPUT_BYTES (bytes that are not UTF-8 are returned as bytes, for
  * runFunction to say where). Synchronous reads avoid loading Node's stream machinery, which
- * costs more than the rest of a small run; a non-blocking stdin (EAGAIN) falls back to the
- * stream. The bytes are garbage once decoded: a large input's are collected at once.
+ * costs more than the rest of a small run; a non-blocking stdin is waited for (readAllBytes).
+ * The bytes are garbage once decoded: a large input's are collected at once.
  */
 async function readStdin(): Promise<string | Buffer> {
   let bytes: Buffer | undefined;
@@ -493,10 +491,8 @@ async function readStdin(): Promise<string | Buffer> {
     bytes = readAllBytes(0, 'input');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code !== undefined && code !== 'EAGAIN')
-      throw new KrmError(`cannot read stdin (${code}): give the input on stdin as a file or a pipe`);
-    if (code !== 'EAGAIN') throw e;
-    bytes = await readStdinStream();
+    if (code !== undefined) throw new KrmError(`cannot read stdin (${code}): give the input on stdin as a file or a pipe`);
+    throw e;
   }
   const large = bytes.length >= LARGE_INPUT;
   if (large) collectGarbage(); // the chunks a pipe was read in
@@ -510,17 +506,6 @@ async function readStdin(): Promise<string | Buffer> {
   bytes = undefined;
   if (large) collectGarbage();
   return text;
-}
-
-async function readStdinStream(): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const c of process.stdin) {
-    total += (c as Buffer).length;
-    if (total > MAX_INPUT_BYTES) throw tooLarge('input', undefined);
-    chunks.push(c as Buffer);
-  }
-  return Buffer.concat(chunks, total);
 }
 
 /**
