@@ -24,7 +24,7 @@ export { schemaMarkdown, schemaReference, type JsonSchema } from './schema-doc.j
 export { lazy, yamlLib, PARSE_OPTIONS } from './lazy.js';
 export { compareStrings } from './compare.js';
 export { dig, dotted, intern, isRecord, nonEmptyText, pushAll, sameData, scalarText } from './data.js';
-export { splitStream, splitDocuments, indentItem } from './scan.js';
+export { countLines, splitStream, splitDocuments, indentItem } from './scan.js';
 export { YAML11_TRUE, YAML11_FALSE, YAML11_NULL, YAML11_SPECIAL_FLOAT, YAML11_ONLY_BOOL, wordsPattern } from './yaml11.js';
 export { collectBeforeResults, collectGarbage, decodeUtf8, decodeYamlText, readAllBytes, MAX_INPUT_BYTES } from './input-bytes.js';
 export { blockedParent, isInside, targetInside } from './file-target.js';

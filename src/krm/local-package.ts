@@ -177,10 +177,11 @@ function targetOf(o: KubeObject): { path: string; index?: number } {
 
 /** The item's data without the file annotations (and without what they alone made: empty maps the original lacks). */
 function withoutFileAnnotations(data: Record<string, unknown>, original: Record<string, unknown> | undefined): unknown {
+  const own = annotationsOf(data);
+  if (!own || !FILE_ANNOTATIONS.some((a) => a in own)) return data; // nothing to take out (an original, mostly): no copy
   const copy = structuredClone(data);
-  const meta = copy.metadata as Record<string, unknown> | undefined;
-  const ann = meta?.annotations as Record<string, unknown> | undefined;
-  if (!meta || !ann) return copy;
+  const meta = copy.metadata as Record<string, unknown>;
+  const ann = meta.annotations as Record<string, unknown>;
   for (const a of FILE_ANNOTATIONS) delete ann[a];
   const had = original?.metadata as Record<string, unknown> | null | undefined;
   // what the file annotations alone made goes: a map the original lacked, or held as null (`annotations:`, `metadata: ~`)

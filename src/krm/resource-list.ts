@@ -14,7 +14,7 @@ import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
 import { typeOf } from './header.js';
 import { yamlLib } from './lazy.js';
 import type { Result } from './results.js';
-import { dedentItem, endsLine, hasAliasTokens, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
+import { countLines, dedentItem, endsLine, hasAliasTokens, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
 import { composeDocument, composedData, lineCol, YamlReadError } from './yaml-read.js';
 import { pushAll } from './data.js';
 
@@ -306,12 +306,6 @@ function nodeText(text: string, start: number, end: number): string {
   const slice = text.slice(start, end);
   if (col === 0 || !slice.includes('\n')) return slice.endsWith('\n') ? slice : slice + '\n';
   return dedentItem(' '.repeat(Math.max(0, col - 2)) + '- ' + slice, Math.max(0, col - 2));
-}
-
-function countLines(text: string, offset: number): number {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) n++;
-  return n;
 }
 
 /** A top-level `kind:` line naming a list kind, before scanning the layout. */

@@ -6,7 +6,7 @@
  * in block layout (kyaml's, or indented) or flow layout (`items: [...]`). Anything else returns
  * `undefined`; the caller then reads the document with the careful parser (resource-list.ts).
  */
-import { ContinuationScanner } from './yaml-read.js';
+import { ContinuationScanner, hasBareCr } from './yaml-read.js';
 
 // ---------- lines ----------
 
@@ -16,8 +16,13 @@ function lineEnd(text: string, pos: number): number {
   return e < 0 ? text.length : e;
 }
 
-/** A CR that is not half of a CRLF: a line break of its own (old Mac line ends), to go-yaml and to both readers. */
-const BARE_CR = /\r(?!\n)/;
+/** How many LFs `text` has before `offset` (native searches). */
+export function countLines(text: string, offset: number): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
 /** An LF, or a bare CR. */
 const LINE_BREAK = /\r(?!\n)|\n/g;
 
@@ -36,8 +41,7 @@ function lineEndAnyBreak(text: string, pos: number): number {
 type LineEnds = (text: string, pos: number) => number;
 
 function lineEndsOf(text: string): LineEnds {
-  // most inputs hold no CR at all: one native character search, not a scan by the pattern
-  return text.indexOf('\r') >= 0 && BARE_CR.test(text) ? lineEndAnyBreak : lineEnd;
+  return hasBareCr(text) ? lineEndAnyBreak : lineEnd;
 }
 
 /** Whether a text ends a line (LF, CRLF or a bare CR), or is empty. */
@@ -594,7 +598,7 @@ function markForeignAliases(text: string, entries: ListEntry[]): void {
 /** The entry's text as a standalone YAML document (its `- ` and indentation removed; lines end at LF, bare CRs made LF). */
 export function dedentItem(raw: string, seqIndent: number): string {
   const cut = seqIndent + 2;
-  if (raw === '' || (raw.indexOf('\r') >= 0 && BARE_CR.test(raw))) return dedentLines(raw, cut);
+  if (raw === '' || hasBareCr(raw)) return dedentLines(raw, cut);
   // what dedentLines does, in two slices and one replace (no string per line, no loop over the
   // lines in the interpreter): the first line loses its `- `, each other line `cut` spaces, or
   // else its leading white space (a blank line, or a comment indented less than the entry)

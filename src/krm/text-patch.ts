@@ -48,9 +48,9 @@ export function scalarText(value: string | number | boolean): string | undefined
   if (typeof value === 'boolean') return String(value);
   // control characters, and what go-yaml reads as a line break (NEL, U+2028, U+2029): escaped by yaml's writer
   if (/[\u0000-\u001f\u007f]/.test(value) || needsEscapes(value)) return undefined;
-  if (/^[A-Za-z_/][A-Za-z0-9_./@=-]*$/.test(value) && fastLoad(`k: ${value}\n`) !== undefined) {
-    const parsed = (fastLoad(`k: ${value}\n`) as { k: unknown }).k;
-    if (parsed === value) return value;
+  if (/^[A-Za-z_/][A-Za-z0-9_./@=-]*$/.test(value)) {
+    const read = fastLoad(`k: ${value}\n`) as { k: unknown } | undefined;
+    if (read !== undefined && read.k === value) return value;
   }
   return "'" + value.replace(/'/g, "''") + "'";
 }
@@ -209,7 +209,7 @@ const OLD_VALUE: Record<string, string> = {
  * entries holds a `#` (the caller leaves it to yaml). A `#` after a blank starts a comment in a
  * plain value and in a flow collection alike.
  */
-export function trailingComment(afterColon: string): string | undefined {
+function trailingComment(afterColon: string): string | undefined {
   const v = afterColon.trimStart();
   if (v.startsWith('#')) return ' ' + v;
   let end = 0; // where the value's own text ends, for a quoted value
@@ -233,18 +233,20 @@ function keyLength(text: string): number {
   return text.indexOf(':');
 }
 
+/** Whether a plain key's text reads as the string `key` (`on` reads as true, `n` as false); undefined when the line reader cannot tell. */
+function plainKeyReadsAs(text: string, key: string): boolean | undefined {
+  const v = fastLoad(`${text}: 1\n`) as Record<string, unknown> | undefined;
+  return v === undefined ? undefined : Object.hasOwn(v, key);
+}
+
 /** Whether the key of a `key: ...` line (plain or quoted) reads as the string `seg`; undefined when the line reader cannot tell. */
 function keyReadsAs(text: string, seg: string): boolean | undefined {
   if (text[0] === '"' || text[0] === "'") return true; // splitKeyLine read it as a string
-  const v = fastLoad(`${text.slice(0, keyLength(text))}: 1\n`) as Record<string, unknown> | undefined;
-  return v === undefined ? undefined : Object.hasOwn(v, seg);
+  return plainKeyReadsAs(text.slice(0, keyLength(text)), seg);
 }
 
 function keyText(key: string): string | undefined {
-  if (/^[A-Za-z_][A-Za-z0-9_./-]*$/.test(key)) {
-    const v = fastLoad(`${key}: 1\n`) as Record<string, unknown> | undefined;
-    if (v && Object.hasOwn(v, key)) return key;
-  }
+  if (/^[A-Za-z_][A-Za-z0-9_./-]*$/.test(key) && plainKeyReadsAs(key, key)) return key;
   if (/[\u0000-\u001f']/.test(key)) return undefined;
   return "'" + key + "'";
 }

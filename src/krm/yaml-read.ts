@@ -387,6 +387,14 @@ function firstError(src: string, docs: Document.Parsed[]): YamlReadError | undef
   return undefined;
 }
 
+/** A CR that is not half of a CRLF: a line break of its own (old Mac line ends), to go-yaml and to both readers. */
+const BARE_CR = /\r(?!\n)/;
+
+/** Whether `text` holds a bare CR; most texts hold no CR at all: one native character search decides then. */
+export function hasBareCr(text: string): boolean {
+  return text.indexOf('\r') >= 0 && BARE_CR.test(text);
+}
+
 /** Documents of `src` read strictly, then (on an error) as go-yaml would, with notes saying how. */
 function lenientDocuments(src: string): { docs: Document.Parsed[]; text: string; notes: ReadNote[] } {
   const bad = UNSAFE.exec(src);
@@ -395,7 +403,7 @@ function lenientDocuments(src: string): { docs: Document.Parsed[]; text: string;
   // a bare CR is a line break to go-yaml (and to the fast reader): read it so from the start, or
   // `a: 0644\r` would be a string here and 420 there, and 300 CR-only lines one 300-deep line
   let text = src;
-  if (src.indexOf('\r') >= 0 && /\r(?!\n)/.test(src)) {
+  if (hasBareCr(src)) {
     text = src.replace(/\r(?!\n)/g, '\n'); // same length: positions stay
     // a CRLF file missing only its last LF is no old-Mac file: nothing to say
     if (/\r(?!\n)[\s\S]/.test(src))

@@ -2,7 +2,7 @@
  * Findings as KRM results: a stable order, and lines counted in the file an item came from
  * (what the function and `baremetal-krm validate` both print).
  */
-import { compareStrings, type KubeObject } from '../krm/index.js';
+import { compareStrings, countLines, type KubeObject } from '../krm/index.js';
 import type { Finding } from './analyse.js';
 import { FieldLines } from './schema.js';
 
@@ -71,9 +71,9 @@ function fileLines(o: KubeObject, bodyOf = () => o.body): (line: number) => numb
   // the lines from the first `annotations:` on (the lines above it hold none)
   const body = bodyOf();
   const found = ANNOTATIONS_LINE.exec(body);
-  const from = found ? found.index + found[0].length - ANNOTATIONS_KEY.length : -1;
+  const from = found ? found.index + found[0].length : -1;
   const lines = from < 0 ? [] : body.slice(from).split('\n');
-  const before = from < 0 ? 0 : newlinesIn(body, from);
+  const before = from < 0 ? 0 : countLines(body, from);
   for (let j = 0; j < lines.length; j++) {
     const l = lines[j]!;
     const i = before + j;
@@ -97,16 +97,8 @@ function fileLines(o: KubeObject, bodyOf = () => o.body): (line: number) => numb
   };
 }
 
-/** The start of a line `  annotations:...` (the loop below decides whether it is metadata's). */
-const ANNOTATIONS_KEY = '  annotations:';
-const ANNOTATIONS_LINE = /(?:^|\n) {2}annotations:/;
-
-/** How many line breaks `text` has before `end`. */
-function newlinesIn(text: string, end: number): number {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i >= 0 && i < end; i = text.indexOf('\n', i + 1)) n++;
-  return n;
-}
+/** Up to the start of a line `  annotations:...` (the loop below decides whether it is metadata's). */
+const ANNOTATIONS_LINE = /(?:^|\n)(?= {2}annotations:)/;
 
 /** How many of the ascending `lines` are before `rel` (binary search). */
 function injectedBefore(lines: readonly number[], rel: number): number {

@@ -228,7 +228,7 @@ interface Open {
 }
 
 /** Where a line of the walk is: the path as a map key (free) and as segments (made on demand). */
-export interface LineAt {
+interface LineAt {
   readonly key: string;
   path(): (string | number)[];
 }
