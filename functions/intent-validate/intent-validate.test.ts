@@ -8,7 +8,7 @@ import { expandPaths, runValidate } from '../../src/cli/validate.js';
 import { definition } from './function.js';
 import { analyse, type IntentValidateSpec } from '../../src/validate/analyse.js';
 import { builtinValidator, lineOfPath } from '../../src/validate/schema.js';
-import { unpack, validateSpec } from '../../src/validate/packed.js';
+import { validateSpec } from '../../src/validate/packed.js';
 import { BUILTIN_KEYS } from '../../src/validate/generated/builtin-keys.js';
 
 const testdata = join(import.meta.dirname, 'testdata');
@@ -149,7 +149,7 @@ describe('line numbers', () => {
 });
 
 describe('packed validators', () => {
-  it('compiles every built-in validator and accepts a minimal object of its kind', () => {
+  it('reads every built-in schema and accepts a minimal object of its kind', () => {
     for (const [key, name] of Object.entries(BUILTIN_KEYS)) {
       const v = builtinValidator(name!) as (d: unknown) => boolean;
       const parts = key.split('/');
@@ -160,7 +160,7 @@ describe('packed validators', () => {
       expect(v({ apiVersion, kind, metadata: 'x' }), key).toBe(false);
     }
     expect(
-      (unpack('v23_v1_Secret') as (d: unknown) => boolean)({
+      (builtinValidator(BUILTIN_KEYS['v1/Secret']!) as (d: unknown) => boolean)({
         apiVersion: 'v1',
         kind: 'Secret',
         metadata: { name: 's' },

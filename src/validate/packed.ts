@@ -1,18 +1,20 @@
 /**
- * Code packed at build time (prebuild.mjs: one CommonJS source per module in generated/packed/,
- * which the build copies to dist/lazy/validate/ beside the bundles) and read and compiled on
- * first use: the built-in schema validators, the functionConfig validator and ajv. A run reads
- * only what its input needs, so the bundle's start stays close to node's own. The sources are
- * our own build output, never input.
+ * What the build packs (prebuild.mjs: one file per module in generated/packed/, which the build
+ * copies to dist/lazy/validate/ beside the bundles), read on first use: the built-in schemas
+ * (JSON, walked by validator.ts) and, compiled, the functionConfig validator and ajv. A run reads
+ * only what its input needs, so the bundle's start stays close to node's own. The files are our
+ * own build output, never input.
  */
 import { readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { type CompiledValidator, loadInstalled } from '../krm/index.js';
-import { PACKED_NAMES } from './generated/packed.js';
+import { PACKED_NAMES, PACKED_SCHEMAS } from './generated/packed.js';
+import { deepEqual, ucs2length } from './validator.js';
 
 const packedNames = new Set(PACKED_NAMES);
+const packedSchemas = new Set(PACKED_SCHEMAS);
 
 /** Set by the build's code-cache run (scripts/code-cache.cjs): the scripts compiled, by the path of their cache. */
 const CODE_CACHE_RUN = Symbol.for('baremetal-krm.code-cache-run');
@@ -59,33 +61,13 @@ function readInstallFile(path: string): Buffer {
 }
 
 /** Where the sources are: dist/lazy/validate beside a bundle (import.meta.url is '' there), else generated/packed. */
-function packedPath(name: string): string {
+function packedPath(name: string, ext = '.cjs'): string {
   return import.meta.url
-    ? fileURLToPath(new URL(`./generated/packed/${name}.cjs`, import.meta.url))
-    : join(__dirname, 'lazy', 'validate', `${name}.cjs`);
+    ? fileURLToPath(new URL(`./generated/packed/${name}${ext}`, import.meta.url))
+    : join(__dirname, 'lazy', 'validate', `${name}${ext}`);
 }
 
 /** ajv's runtime helpers that standalone validators `require` (prebuild.mjs checks the list). */
-function ucs2length(str: string): number {
-  // code points, as ajv counts string length (a surrogate pair is one character)
-  let n = 0;
-  for (let i = 0; i < str.length; i++) {
-    n++;
-    const c = str.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < str.length && (str.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
-  }
-  return n;
-}
-function deepEqual(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (a && b && typeof a === 'object' && typeof b === 'object') {
-    if (Array.isArray(a) !== Array.isArray(b)) return false;
-    const ka = Object.keys(a);
-    if (ka.length !== Object.keys(b).length) return false;
-    return ka.every((k) => Object.hasOwn(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
-  }
-  return Number.isNaN(a) && Number.isNaN(b);
-}
 const HELPERS: Record<string, unknown> = {
   'ajv/dist/runtime/ucs2length': Object.assign(ucs2length, { default: ucs2length }),
   'ajv/dist/runtime/equal': Object.assign(deepEqual, { default: deepEqual }),
@@ -106,6 +88,13 @@ export function unpack(name: string): unknown {
   moduleFunction(module, module.exports, req);
   cache.set(name, module.exports);
   return module.exports;
+}
+
+/** A built-in kind's schema and the definitions its `$ref`s point to (validator.ts), or undefined when there is none. */
+export function unpackSchema(name: string): { schema: unknown; definitions?: Record<string, unknown> } | undefined {
+  if (!packedSchemas.has(name)) return undefined;
+  // ASCII JSON (prebuild.mjs escapes the rest), read fresh: the parse is the only copy kept
+  return JSON.parse(loadInstalled(() => readInstallFile(packedPath(name, '.json')).toString('latin1')));
 }
 
 /** The functionConfig validator, compiled on the first functionConfig with a spec. */

@@ -6,7 +6,8 @@
 import { InstallError, type KubeObject, parsedFieldLines } from '../krm/index.js';
 import { checkedSchema, crdSchemas } from './crd.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
-import { unpack } from './packed.js';
+import { unpack, unpackSchema } from './packed.js';
+import { schemaValidator } from './validator.js';
 import { dotted, isRecord as isObj, wordsPattern, YAML11_ONLY_BOOL } from '../krm/index.js';
 import { describeValue, isSensitivePath } from '../secrets/redact.js';
 
@@ -48,12 +49,10 @@ function runtimeCompiler(): (schema: object) => Validator {
   return (schema) => ajv.compile(schema);
 }
 
-/** A built-in validator, compiled from its packed source on first use (only kinds present). */
+/** A built-in kind's validator, read from its packed schema on first use (only kinds present). */
 export function builtinValidator(name: string): Validator | undefined {
-  // `module#export`: one of the core Kubernetes kinds, which share one module (prebuild.mjs)
-  const hash = name.indexOf('#');
-  if (hash < 0) return unpack(name) as Validator | undefined;
-  return (unpack(name.slice(0, hash)) as Record<string, Validator> | undefined)?.[name.slice(hash + 1)];
+  const packed = unpackSchema(name);
+  return packed && schemaValidator(packed.schema, packed.definitions);
 }
 
 /** Strategic-merge-patch directives: keys a patch may hold that no schema lists. */

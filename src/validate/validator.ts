@@ -1,0 +1,517 @@
+/**
+ * A JSON-schema validator that walks the schema: for the built-in kinds, whose schemas the build
+ * writes as JSON (prebuild.mjs, through crd.ts for CRDs). It replaces ajv's generated code there:
+ * a Deployment's validator was 420 KB of code and a 159 KB code cache, read at every start that
+ * met one (~470 page faults); its schema is 35 KB of JSON, and this walker is one small module.
+ *
+ * It knows the keywords those schemas hold (KEYWORDS; prebuild.mjs refuses a built-in schema
+ * with any other) and reports what ajv reports for them, in ajv's order, with options
+ * `allErrors: true, strict: false, validateFormats: false`: schema.ts turns these errors into
+ * findings, and validator.test.ts checks them against ajv's on generated documents of every
+ * built-in kind. ajv's order: a type error first when no keyword group of the type is present,
+ * then the keywords that apply to any type ($ref beside others, enum, not, anyOf, oneOf, allOf),
+ * then the number, string, array and object groups, each only when the value is of its type.
+ */
+
+export interface SchemaError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message: string;
+}
+
+/** As ajv's validators: true when valid, the errors of the last call on `errors`. */
+export type SchemaValidator = ((data: unknown) => boolean) & { errors: SchemaError[] | null };
+
+type Schema = Record<string, unknown>;
+type Segment = string | number;
+
+/** The keywords the walker checks (plus `definitions`, where $ref points). */
+export const KEYWORDS: ReadonlySet<string> = new Set([
+  '$ref',
+  'type',
+  'const',
+  'enum',
+  'not',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'maximum',
+  'minimum',
+  'exclusiveMaximum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'items',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'additionalProperties',
+  'properties',
+]);
+
+/** What ajv reads and does not check (formats are off): the walker ignores them too; any other keyword is refused. */
+const ANNOTATIONS: ReadonlySet<string> = new Set([
+  '$schema',
+  '$id',
+  '$comment',
+  'title',
+  'description',
+  'default',
+  'examples',
+  'format',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'definitions',
+]);
+
+/** One walk: the errors so far and where it is (the path is joined only for an error). */
+interface Walk {
+  errors: SchemaError[];
+  path: Segment[];
+}
+
+/** Checks a value at the walk's path, pushing errors. */
+type Check = (data: unknown, w: Walk) => void;
+
+function report(w: Walk, keyword: string, params: Record<string, unknown>, message: string): void {
+  let instancePath = '';
+  for (const s of w.path) instancePath += typeof s === 'number' ? `/${s}` : `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  w.errors.push({ instancePath, keyword, params, message });
+}
+
+/** ajv's data types (strictNumbers off: NaN and Infinity are numbers, Infinity an integer). */
+function isType(type: string, d: unknown): boolean {
+  switch (type) {
+    case 'null':
+      return d === null;
+    case 'array':
+      return Array.isArray(d);
+    case 'object':
+      return !!d && typeof d === 'object' && !Array.isArray(d);
+    case 'integer':
+      return typeof d === 'number' && !(d % 1) && !Number.isNaN(d);
+    default:
+      return typeof d === type;
+  }
+}
+
+/** Code points, as ajv counts a string's length (a surrogate pair is one character). */
+export function ucs2length(str: string): number {
+  let n = 0;
+  for (let i = 0; i < str.length; i++) {
+    n++;
+    const c = str.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < str.length && (str.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+  }
+  return n;
+}
+
+/** Deep equality as ajv's (fast-deep-equal): for enum values that are lists or mappings. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a && b && typeof a === 'object' && typeof b === 'object') {
+    if (Array.isArray(a) !== Array.isArray(b)) return false;
+    const ka = Object.keys(a);
+    if (ka.length !== Object.keys(b).length) return false;
+    return ka.every((k) => Object.hasOwn(b, k) && deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  }
+  return Number.isNaN(a) && Number.isNaN(b);
+}
+
+const NUMBER_LIMITS = {
+  maximum: { ok: '<=', fails: (d: number, l: number) => d > l },
+  minimum: { ok: '>=', fails: (d: number, l: number) => d < l },
+  exclusiveMaximum: { ok: '<', fails: (d: number, l: number) => d >= l },
+  exclusiveMinimum: { ok: '>', fails: (d: number, l: number) => d <= l },
+} as const;
+
+/**
+ * Where each keyword runs in ajv: its group (0: any type, then the number, string, array and
+ * object groups) and its place in the group (the order of ajv's vocabularies).
+ */
+const GROUP_TYPES = ['', 'number', 'string', 'array', 'object'] as const;
+const ORDER: ReadonlyMap<string, number> = new Map(
+  [
+    ['$ref', 'const', 'enum', 'not', 'anyOf', 'oneOf', 'allOf'],
+    ['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum'],
+    ['maxLength', 'minLength', 'pattern'],
+    ['maxItems', 'minItems', 'items'],
+    ['maxProperties', 'minProperties', 'required', 'additionalProperties', 'properties'],
+  ].flatMap((keys, group) => keys.map((k, i) => [k, group * 16 + i] as const)),
+);
+
+const isSchema = (s: unknown): s is Schema => !!s && typeof s === 'object' && !Array.isArray(s);
+
+/** A schema that accepts everything (ajv skips it): true, or one without a keyword. */
+function alwaysValid(s: unknown): boolean {
+  if (typeof s === 'boolean') return s;
+  if (!isSchema(s)) return false;
+  for (const k in s) if (KEYWORDS.has(k)) return false;
+  return true;
+}
+
+/**
+ * `properties` and `definitions` as [name, schema] pairs: how the build packs them (a list
+ * parses in half the time of a mapping whose keys are all new to V8: 0.85 against 1.7 ms for a
+ * Deployment's schema at a start); a mapping is read as well.
+ */
+function namedSchemas(v: unknown): [string, unknown][] {
+  if (Array.isArray(v)) {
+    const out: [string, unknown][] = [];
+    for (let i = 0; i + 1 < v.length; i += 2) out.push([v[i] as string, v[i + 1]]);
+    return out;
+  }
+  return isSchema(v) ? Object.entries(v) : [];
+}
+
+/** Packs a schema for the build: every `properties` and `definitions` as pairs (namedSchemas); values (enum) as they are. */
+export function packedSchema(s: unknown): unknown {
+  if (!isSchema(s)) return s;
+  const out: Schema = {};
+  for (const [k, v] of Object.entries(s)) {
+    if ((k === 'properties' || k === 'definitions') && isSchema(v)) out[k] = Object.entries(v).flatMap(([n, x]) => [n, packedSchema(x)]);
+    else if (k === 'not' || k === 'items' || k === 'additionalProperties' || k === 'schema') out[k] = packedSchema(v);
+    else if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf') && Array.isArray(v)) out[k] = v.map(packedSchema);
+    else out[k] = v;
+  }
+  return out;
+}
+
+const NOTHING: Check = () => {};
+
+/** Compiles schemas to checks, each once; `$ref`s resolve in `definitions` on first use. */
+class Compiler {
+  readonly #compiled = new Map<unknown, Check>();
+  readonly #definitions: Map<string, unknown>;
+
+  constructor(definitions: unknown) {
+    this.#definitions = new Map(namedSchemas(definitions));
+  }
+
+  check(s: unknown): Check {
+    let c = this.#compiled.get(s);
+    if (!c) {
+      c = this.#compile(s);
+      this.#compiled.set(s, c);
+    }
+    return c;
+  }
+
+  /** A check of `s` compiled on its first use: a schema's parts compile only where values are (a BareMetalHost's schema has hundreds). */
+  #lazy(s: unknown): Check {
+    let c: Check | undefined;
+    return (d, w) => (c ??= this.check(s))(d, w);
+  }
+
+  #ref(ref: unknown): Check {
+    const m = typeof ref === 'string' ? /^#\/definitions\/([^/~%]+)$/.exec(ref) : null;
+    if (!m || !this.#definitions.has(m[1]!)) throw new Error(`schema: $ref ${String(ref)} is not one of the definitions`);
+    // resolved on first use: definitions refer to themselves and to each other
+    return this.#lazy(this.#definitions.get(m[1]!));
+  }
+
+  #compile(s: unknown): Check {
+    if (s === false) return (_d, w) => report(w, 'false schema', {}, 'boolean schema is false');
+    if (!isSchema(s)) return NOTHING;
+    // the keywords present, in ajv's order (a schema has a handful)
+    const present: string[] = [];
+    for (const k in s) {
+      if (k === 'type' || ANNOTATIONS.has(k)) continue;
+      if (!ORDER.has(k)) throw new Error(`schema: keyword ${k} is not checked`);
+      let i = present.length;
+      while (i > 0 && ORDER.get(present[i - 1]!)! > ORDER.get(k)!) i--;
+      present.splice(i, 0, k);
+    }
+    const typeValue = s.type;
+    if (typeValue === undefined && present.length === 0) return NOTHING;
+    // a $ref alone is the referenced schema
+    if (typeValue === undefined && present.length === 1 && present[0] === '$ref') return this.#ref(s.$ref);
+    const types = typeValue === undefined ? [] : Array.isArray(typeValue) ? (typeValue as string[]) : [typeValue as string];
+    const typeMessage = `must be ${types.join(',')}`;
+    const typeParams = { type: typeValue };
+    const wrongType = (w: Walk) => report(w, 'type', typeParams, typeMessage);
+    const groupOf = (k: string) => ORDER.get(k)! >> 4;
+    // ajv checks the type up front unless the one type has keywords of its own group
+    const typeFirst = types.length > 0 && !(types.length === 1 && present.some((k) => GROUP_TYPES[groupOf(k)] === types[0]));
+    const checks: Check[] = [];
+    if (typeFirst) {
+      const one = types.length === 1 ? types[0]! : undefined;
+      checks.push(
+        one !== undefined
+          ? (d, w) => {
+              if (!isType(one, d)) wrongType(w);
+            }
+          : (d, w) => {
+              for (const t of types) if (isType(t, d)) return;
+              wrongType(w);
+            },
+      );
+    }
+    for (let at = 0; at < present.length; ) {
+      const group = groupOf(present[at]!);
+      const keys: string[] = [];
+      while (at < present.length && groupOf(present[at]!) === group) keys.push(present[at++]!);
+      const inGroup = keys.map((k) => this.#keyword(k, s));
+      if (group === 0) {
+        for (const c of inGroup) checks.push(c);
+        continue;
+      }
+      const type = GROUP_TYPES[group]!;
+      const typeError = !typeFirst && types.length === 1 && types[0] === type;
+      checks.push((d, w) => {
+        if (isType(type, d)) for (const c of inGroup) c(d, w);
+        else if (typeError) wrongType(w);
+      });
+    }
+    if (checks.length === 1) return checks[0]!;
+    return (d, w) => {
+      for (const c of checks) c(d, w);
+    };
+  }
+
+  /** One keyword of schema `s` (its data type already checked for typed keywords). */
+  #keyword(k: string, s: Schema): Check {
+    const v = s[k];
+    switch (k) {
+      case '$ref':
+        return this.#ref(v);
+      case 'not':
+      case 'anyOf':
+      case 'oneOf':
+      case 'allOf':
+        return this.#combination(k, v);
+      case 'items':
+        return this.#items(v);
+      case 'properties':
+        return this.#properties(v);
+      case 'additionalProperties':
+        return this.#additionalProperties(v, s.properties);
+      default:
+        return valueCheck(k, v);
+    }
+  }
+
+  /** not, anyOf, oneOf, allOf: each judges the errors its schemas add, and takes them back as ajv does. */
+  #combination(k: 'not' | 'anyOf' | 'oneOf' | 'allOf', v: unknown): Check {
+    if (k === 'not') {
+      const sub = this.#lazy(v);
+      const always = alwaysValid(v);
+      return (d, w) => {
+        const before = w.errors.length;
+        if (!always) sub(d, w);
+        const valid = w.errors.length === before;
+        w.errors.length = before; // ajv creates no errors inside `not`
+        if (valid) report(w, 'not', {}, 'must NOT be valid');
+      };
+    }
+    const subs = (v as unknown[]).map((x) => this.#lazy(x));
+    if (k === 'allOf')
+      return (d, w) => {
+        for (const sub of subs) sub(d, w);
+      };
+    if (k === 'anyOf')
+      return (d, w) => {
+        const before = w.errors.length;
+        for (const sub of subs) {
+          const n = w.errors.length;
+          sub(d, w);
+          if (w.errors.length === n) {
+            w.errors.length = before;
+            return;
+          }
+        }
+        report(w, 'anyOf', {}, 'must match a schema in anyOf');
+      };
+    return (d, w) => {
+      const before = w.errors.length;
+      let valid = false;
+      let passing: unknown = null;
+      for (let i = 0; i < subs.length; i++) {
+        const n = w.errors.length;
+        subs[i]!(d, w);
+        const ok = w.errors.length === n;
+        // a second passing schema ends it (ajv checks no further)
+        if (ok && valid) {
+          valid = false;
+          passing = [passing, i];
+          break;
+        }
+        if (ok) {
+          valid = true;
+          passing = i;
+        }
+      }
+      if (valid) w.errors.length = before;
+      else report(w, 'oneOf', { passingSchemas: passing }, 'must match exactly one schema in oneOf');
+    };
+  }
+
+  #items(v: unknown): Check {
+    if (Array.isArray(v)) throw new Error('schema: items as a list is not checked');
+    if (alwaysValid(v)) return NOTHING;
+    const sub = this.#lazy(v);
+    return (d, w) => {
+      const list = d as unknown[];
+      for (let i = 0; i < list.length; i++) {
+        w.path.push(i);
+        sub(list[i], w);
+        w.path.pop();
+      }
+    };
+  }
+
+  #properties(v: unknown): Check {
+    // (ajv skips a property whose schema accepts everything: its check reports nothing)
+    const entries = namedSchemas(v)
+      .filter(([p]) => p !== '__proto__')
+      .map(([p, sub]) => [p, this.#lazy(sub)] as const);
+    return (d, w) => {
+      const o = d as Record<string, unknown>;
+      for (const [p, sub] of entries) {
+        const value = o[p];
+        if (value === undefined) continue;
+        w.path.push(p);
+        sub(value, w);
+        w.path.pop();
+      }
+    };
+  }
+
+  /** Every key `properties` does not name (in the value's key order, as ajv's `for...in`). */
+  #additionalProperties(v: unknown, properties: unknown): Check {
+    if (alwaysValid(v)) return NOTHING;
+    const known = new Set(namedSchemas(properties).map(([p]) => p));
+    known.delete('__proto__');
+    const sub = v === false ? undefined : this.#lazy(v);
+    return (d, w) => {
+      const o = d as Record<string, unknown>;
+      for (const key in o) {
+        if (known.has(key)) continue;
+        if (!sub) {
+          report(w, 'additionalProperties', { additionalProperty: key }, 'must NOT have additional properties');
+          continue;
+        }
+        w.path.push(key);
+        sub(o[key], w);
+        w.path.pop();
+      }
+    };
+  }
+}
+
+/** The keywords that judge a value alone: const, enum, the limits, pattern, required. */
+function valueCheck(k: string, v: unknown): Check {
+  switch (k) {
+    case 'const': {
+      const params = { allowedValue: v };
+      const deep = v !== null && typeof v === 'object';
+      return (d, w) => {
+        if (deep ? !deepEqual(d, v) : d !== v) report(w, 'const', params, 'must be equal to constant');
+      };
+    }
+    case 'enum': {
+      const allowed = v as unknown[];
+      const params = { allowedValues: allowed };
+      const deep = allowed.some((x) => x !== null && typeof x === 'object');
+      return (d, w) => {
+        for (const x of allowed) if (deep ? deepEqual(d, x) : d === x) return;
+        report(w, 'enum', params, 'must be equal to one of the allowed values');
+      };
+    }
+    case 'maximum':
+    case 'minimum':
+    case 'exclusiveMaximum':
+    case 'exclusiveMinimum': {
+      const { ok, fails } = NUMBER_LIMITS[k];
+      const limit = v as number;
+      const params = { comparison: ok, limit };
+      const message = `must be ${ok} ${limit}`;
+      return (d, w) => {
+        if (fails(d as number, limit) || Number.isNaN(d)) report(w, k, params, message);
+      };
+    }
+    case 'maxLength':
+    case 'minLength':
+    case 'maxItems':
+    case 'minItems':
+    case 'maxProperties':
+    case 'minProperties': {
+      const limit = v as number;
+      const max = k.startsWith('max');
+      const what = k.endsWith('Length') ? 'characters' : k.endsWith('Items') ? 'items' : 'properties';
+      const size =
+        what === 'characters'
+          ? (d: unknown) => ucs2length(d as string)
+          : what === 'items'
+            ? (d: unknown) => (d as unknown[]).length
+            : (d: unknown) => Object.keys(d as object).length;
+      const params = { limit };
+      const message = `must NOT have ${max ? 'more' : 'fewer'} than ${limit} ${what}`;
+      return (d, w) => {
+        const n = size(d);
+        if (max ? n > limit : n < limit) report(w, k, params, message);
+      };
+    }
+    case 'pattern': {
+      const re = new RegExp(v as string, 'u');
+      const params = { pattern: v };
+      const message = `must match pattern "${v as string}"`;
+      return (d, w) => {
+        if (!re.test(d as string)) report(w, 'pattern', params, message);
+      };
+    }
+    case 'required': {
+      const names = v as string[];
+      return (d, w) => {
+        const o = d as Record<string, unknown>;
+        for (const name of names)
+          if (o[name] === undefined) report(w, 'required', { missingProperty: name }, `must have required property '${name}'`);
+      };
+    }
+    default:
+      throw new Error(`schema: keyword ${k} is not checked`);
+  }
+}
+
+/**
+ * A validator for `schema`, whose `$ref`s (`#/definitions/<name>`) point into `definitions`.
+ * Parts of the schema compile on first use; a keyword outside KEYWORDS is refused when its
+ * part compiles (prebuild.mjs checks every built-in schema whole at build time: checkSchema).
+ */
+export function schemaValidator(schema: unknown, definitions?: unknown): SchemaValidator {
+  const compiler = new Compiler(definitions);
+  let root: Check | undefined;
+  const validate = ((data: unknown): boolean => {
+    root ??= compiler.check(schema);
+    const w: Walk = { errors: [], path: [] };
+    root(data, w);
+    validate.errors = w.errors.length ? w.errors : null;
+    return w.errors.length === 0;
+  }) as SchemaValidator;
+  validate.errors = null;
+  return validate;
+}
+
+/**
+ * Compiles every part of a schema and of its definitions: throws on a keyword the walker does
+ * not check and on a `$ref` to no definition (prebuild.mjs, for every built-in schema).
+ */
+export function checkSchema(schema: unknown, definitions?: unknown): void {
+  const compiler = new Compiler(definitions);
+  const seen = new Set<unknown>();
+  const visit = (s: unknown): void => {
+    if (!isSchema(s) || seen.has(s)) return;
+    seen.add(s);
+    compiler.check(s);
+    for (const k of ['not', 'items', 'additionalProperties']) visit(s[k]);
+    for (const k of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(s[k])) (s[k] as unknown[]).forEach(visit);
+    for (const [, sub] of namedSchemas(s.properties)) visit(sub);
+  };
+  visit(schema);
+  for (const [, d] of namedSchemas(definitions)) visit(d);
+}
