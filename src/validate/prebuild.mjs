@@ -18,7 +18,7 @@ mkdirSync(out, { recursive: true });
 
 const bundled = await esbuild.build({
   stdin: {
-    contents: "export * from './crd.ts'; export { checkSchema, packedSchema } from './validator.ts';",
+    contents: "export * from './crd.ts'; export { checkSchema, packedDefinitions, packedSchema } from './validator.ts';",
     resolveDir: here,
     loader: 'ts',
   },
@@ -27,7 +27,7 @@ const bundled = await esbuild.build({
   format: 'esm',
   platform: 'node',
 });
-const { crdSchemas, OBJECT_META, checkedSchema, checkSchema, packedSchema } = await import(
+const { crdSchemas, OBJECT_META, checkedSchema, checkSchema, packedDefinitions, packedSchema } = await import(
   'data:text/javascript;base64,' + Buffer.from(bundled.outputFiles[0].text).toString('base64')
 );
 
@@ -80,12 +80,13 @@ const pack = (name, code) => {
 const asciiJson = (v) => JSON.stringify(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 /** One kind's schema and the definitions it refers to; refused if it holds a keyword validator.ts does not check. */
 const packSchema = (name, schema, definitions) => {
+  const packed = definitions ? { schema: packedSchema(schema), definitions: packedDefinitions(definitions) } : { schema: packedSchema(schema) };
   try {
-    checkSchema(schema, definitions);
+    checkSchema(packed.schema, packed.definitions);
   } catch (e) {
     throw new Error(`prebuild: ${name}: ${e.message}`);
   }
-  const text = asciiJson(packedSchema(definitions ? { schema, definitions } : { schema }));
+  const text = asciiJson(packed);
   raw += text.length;
   packedSchemas[name] = text;
 };

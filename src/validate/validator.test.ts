@@ -11,13 +11,15 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/fleet-mix.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 import { unpackSchema } from './packed.js';
-import { checkSchema, packedSchema, type SchemaError, schemaValidator } from './validator.js';
+import { checkSchema, packedDefinitions, packedSchema, type SchemaError, schemaValidator } from './validator.js';
 
 type Schema = Record<string, unknown>;
 const isSchema = (s: unknown): s is Schema => !!s && typeof s === 'object' && !Array.isArray(s);
 
 /** The packed form (properties and definitions as pairs) back to a JSON schema, for ajv. */
 function unpacked(s: unknown): unknown {
+  if (typeof s === 'string') return s.startsWith('#') ? { $ref: s } : { type: s.includes(',') ? s.split(',') : s };
+  if (s === true) return {};
   if (!isSchema(s)) return s;
   const out: Schema = {};
   for (const [k, v] of Object.entries(s)) {
@@ -182,6 +184,8 @@ describe('schema validator: the same errors as ajv', () => {
     ];
     checkSchema(packed, packed.definitions);
     expect(disagreement(packed, packed.definitions, docs)).toBeUndefined();
+    expect(disagreement(packed, packedDefinitions(schema.definitions), docs)).toBeUndefined();
+    expect(disagreement(schema, schema.definitions, docs)).toBeUndefined();
   });
 
   it('refuses a keyword it does not check, and a $ref to no definition', () => {

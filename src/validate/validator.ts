@@ -80,7 +80,10 @@ type Check = (data: unknown, w: Walk) => void;
 
 function report(w: Walk, keyword: string, params: Record<string, unknown>, message: string): void {
   let instancePath = '';
-  for (const s of w.path) instancePath += typeof s === 'number' ? `/${s}` : `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  for (let i = 0; i < w.path.length; i++) {
+    const s = w.path[i]!;
+    instancePath += typeof s === 'number' ? `/${s}` : `/${s.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+  }
   w.errors.push({ instancePath, keyword, params, message });
 }
 
@@ -150,36 +153,79 @@ const isSchema = (s: unknown): s is Schema => !!s && typeof s === 'object' && !A
 /** A schema that accepts everything (ajv skips it): true, or one without a keyword. */
 function alwaysValid(s: unknown): boolean {
   if (typeof s === 'boolean') return s;
+  if (typeof s === 'string') return false; // a packed type or $ref
   if (!isSchema(s)) return false;
   for (const k in s) if (KEYWORDS.has(k)) return false;
   return true;
 }
 
 /**
- * `properties` and `definitions` as [name, schema] pairs: how the build packs them (a list
- * parses in half the time of a mapping whose keys are all new to V8: 0.85 against 1.7 ms for a
- * Deployment's schema at a start); a mapping is read as well.
+ * `properties` and `definitions` as a flat list of name, schema, name, schema...: how the build
+ * packs them (a list parses in half the time of a mapping whose keys are all new to V8: 0.85
+ * against 1.7 ms for a Deployment's schema at a start); a mapping is read as well.
  */
-function namedSchemas(v: unknown): [string, unknown][] {
-  if (Array.isArray(v)) {
-    const out: [string, unknown][] = [];
-    for (let i = 0; i + 1 < v.length; i += 2) out.push([v[i] as string, v[i + 1]]);
-    return out;
-  }
-  return isSchema(v) ? Object.entries(v) : [];
+function namedSchemas(v: unknown): unknown[] {
+  if (Array.isArray(v)) return v;
+  return isSchema(v) ? Object.entries(v).flat() : [];
 }
 
-/** Packs a schema for the build: every `properties` and `definitions` as pairs (namedSchemas); values (enum) as they are. */
+/**
+ * A schema as the build packs it (prebuild.mjs), smaller to read at a start: `properties` as a
+ * flat list (namedSchemas); a schema of one `type` as that type ("string", or "string,null"
+ * for a list), of one `$ref` as the reference ("#/definitions/..."), and `{}` as true. Half the
+ * schemas of a Deployment are such leaves. Values (enum, const) stay as they are.
+ */
 export function packedSchema(s: unknown): unknown {
   if (!isSchema(s)) return s;
+  const keys = Object.keys(s);
+  if (keys.length === 0) return true;
+  if (keys.length === 1 && keys[0] === 'type' && (typeof s.type === 'string' || (Array.isArray(s.type) && s.type.length > 1)))
+    return Array.isArray(s.type) ? s.type.join(',') : s.type;
+  if (keys.length === 1 && keys[0] === '$ref' && typeof s.$ref === 'string' && s.$ref.startsWith('#')) return s.$ref;
   const out: Schema = {};
   for (const [k, v] of Object.entries(s)) {
-    if ((k === 'properties' || k === 'definitions') && isSchema(v)) out[k] = Object.entries(v).flatMap(([n, x]) => [n, packedSchema(x)]);
-    else if (k === 'not' || k === 'items' || k === 'additionalProperties' || k === 'schema') out[k] = packedSchema(v);
+    if (k === 'properties' && isSchema(v)) out[k] = packedDefinitions(v);
+    else if (k === 'not' || k === 'items' || k === 'additionalProperties') out[k] = packedSchema(v);
     else if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf') && Array.isArray(v)) out[k] = v.map(packedSchema);
     else out[k] = v;
   }
   return out;
+}
+
+/** Named schemas (`properties`, `definitions`) packed as a flat list: name, schema, name, schema... */
+export function packedDefinitions(named: Record<string, unknown>): unknown[] {
+  return Object.entries(named).flatMap(([n, x]) => [n, packedSchema(x)]);
+}
+
+/** The checks of a packed type-only schema, shared by every validator (there are a dozen). */
+const TYPE_ONLY = new Map<string, Check>();
+
+function typeOnly(packed: string): Check {
+  let c = TYPE_ONLY.get(packed);
+  if (!c) {
+    const types = packed.split(',');
+    c = typeCheck(types.length === 1 ? types[0] : types, types);
+    TYPE_ONLY.set(packed, c);
+  }
+  return c;
+}
+
+/** ajv's type error: the schema's `type` as its params, the types joined with "," in its message. */
+function wrongType(w: Walk, typeValue: unknown, types: readonly string[]): void {
+  report(w, 'type', { type: typeValue }, `must be ${types.join(',')}`);
+}
+
+function typeCheck(typeValue: unknown, types: readonly string[]): Check {
+  if (types.length === 1) {
+    const one = types[0]!;
+    return (d, w) => {
+      if (!isType(one, d)) wrongType(w, typeValue, types);
+    };
+  }
+  return (d, w) => {
+    for (let i = 0; i < types.length; i++) if (isType(types[i]!, d)) return;
+    wrongType(w, typeValue, types);
+  };
 }
 
 const NOTHING: Check = () => {};
@@ -190,7 +236,9 @@ class Compiler {
   readonly #definitions: Map<string, unknown>;
 
   constructor(definitions: unknown) {
-    this.#definitions = new Map(namedSchemas(definitions));
+    const named = namedSchemas(definitions);
+    this.#definitions = new Map();
+    for (let i = 0; i + 1 < named.length; i += 2) this.#definitions.set(named[i] as string, named[i + 1]);
   }
 
   check(s: unknown): Check {
@@ -216,6 +264,7 @@ class Compiler {
   }
 
   #compile(s: unknown): Check {
+    if (typeof s === 'string') return s.startsWith('#') ? this.#ref(s) : typeOnly(s);
     if (s === false) return (_d, w) => report(w, 'false schema', {}, 'boolean schema is false');
     if (!isSchema(s)) return NOTHING;
     // the keywords present, in ajv's order (a schema has a handful)
@@ -232,26 +281,11 @@ class Compiler {
     // a $ref alone is the referenced schema
     if (typeValue === undefined && present.length === 1 && present[0] === '$ref') return this.#ref(s.$ref);
     const types = typeValue === undefined ? [] : Array.isArray(typeValue) ? (typeValue as string[]) : [typeValue as string];
-    const typeMessage = `must be ${types.join(',')}`;
-    const typeParams = { type: typeValue };
-    const wrongType = (w: Walk) => report(w, 'type', typeParams, typeMessage);
     const groupOf = (k: string) => ORDER.get(k)! >> 4;
     // ajv checks the type up front unless the one type has keywords of its own group
     const typeFirst = types.length > 0 && !(types.length === 1 && present.some((k) => GROUP_TYPES[groupOf(k)] === types[0]));
     const checks: Check[] = [];
-    if (typeFirst) {
-      const one = types.length === 1 ? types[0]! : undefined;
-      checks.push(
-        one !== undefined
-          ? (d, w) => {
-              if (!isType(one, d)) wrongType(w);
-            }
-          : (d, w) => {
-              for (const t of types) if (isType(t, d)) return;
-              wrongType(w);
-            },
-      );
-    }
+    if (typeFirst) checks.push(typeCheck(typeValue, types));
     for (let at = 0; at < present.length; ) {
       const group = groupOf(present[at]!);
       const keys: string[] = [];
@@ -264,13 +298,13 @@ class Compiler {
       const type = GROUP_TYPES[group]!;
       const typeError = !typeFirst && types.length === 1 && types[0] === type;
       checks.push((d, w) => {
-        if (isType(type, d)) for (const c of inGroup) c(d, w);
-        else if (typeError) wrongType(w);
+        if (isType(type, d)) for (let i = 0; i < inGroup.length; i++) inGroup[i]!(d, w);
+        else if (typeError) wrongType(w, typeValue, types);
       });
     }
     if (checks.length === 1) return checks[0]!;
     return (d, w) => {
-      for (const c of checks) c(d, w);
+      for (let i = 0; i < checks.length; i++) checks[i]!(d, w);
     };
   }
 
@@ -312,14 +346,14 @@ class Compiler {
     const subs = (v as unknown[]).map((x) => this.#lazy(x));
     if (k === 'allOf')
       return (d, w) => {
-        for (const sub of subs) sub(d, w);
+        for (let i = 0; i < subs.length; i++) subs[i]!(d, w);
       };
     if (k === 'anyOf')
       return (d, w) => {
         const before = w.errors.length;
-        for (const sub of subs) {
+        for (let i = 0; i < subs.length; i++) {
           const n = w.errors.length;
-          sub(d, w);
+          subs[i]!(d, w);
           if (w.errors.length === n) {
             w.errors.length = before;
             return;
@@ -367,16 +401,24 @@ class Compiler {
 
   #properties(v: unknown): Check {
     // (ajv skips a property whose schema accepts everything: its check reports nothing)
-    const entries = namedSchemas(v)
-      .filter(([p]) => p !== '__proto__')
-      .map(([p, sub]) => [p, this.#lazy(sub)] as const);
+    const named = namedSchemas(v);
+    const names: string[] = [];
+    const schemas: unknown[] = [];
+    for (let i = 0; i + 1 < named.length; i += 2)
+      if (named[i] !== '__proto__') {
+        names.push(named[i] as string);
+        schemas.push(named[i + 1]);
+      }
+    // each compiled on the first value it meets (a slot, not a closure per property: a start
+    // compiles a few dozen of a Deployment's hundreds)
+    const checks: (Check | undefined)[] = new Array(names.length);
     return (d, w) => {
       const o = d as Record<string, unknown>;
-      for (const [p, sub] of entries) {
-        const value = o[p];
+      for (let i = 0; i < names.length; i++) {
+        const value = o[names[i]!];
         if (value === undefined) continue;
-        w.path.push(p);
-        sub(value, w);
+        w.path.push(names[i]!);
+        (checks[i] ??= this.check(schemas[i]))(value, w);
         w.path.pop();
       }
     };
@@ -385,8 +427,9 @@ class Compiler {
   /** Every key `properties` does not name (in the value's key order, as ajv's `for...in`). */
   #additionalProperties(v: unknown, properties: unknown): Check {
     if (alwaysValid(v)) return NOTHING;
-    const known = new Set(namedSchemas(properties).map(([p]) => p));
-    known.delete('__proto__');
+    const named = namedSchemas(properties);
+    const known = new Set<unknown>();
+    for (let i = 0; i < named.length; i += 2) if (named[i] !== '__proto__') known.add(named[i]);
     const sub = v === false ? undefined : this.#lazy(v);
     return (d, w) => {
       const o = d as Record<string, unknown>;
@@ -419,7 +462,7 @@ function valueCheck(k: string, v: unknown): Check {
       const params = { allowedValues: allowed };
       const deep = allowed.some((x) => x !== null && typeof x === 'object');
       return (d, w) => {
-        for (const x of allowed) if (deep ? deepEqual(d, x) : d === x) return;
+        for (let i = 0; i < allowed.length; i++) if (deep ? deepEqual(d, allowed[i]) : d === allowed[i]) return;
         report(w, 'enum', params, 'must be equal to one of the allowed values');
       };
     }
@@ -469,8 +512,8 @@ function valueCheck(k: string, v: unknown): Check {
       const names = v as string[];
       return (d, w) => {
         const o = d as Record<string, unknown>;
-        for (const name of names)
-          if (o[name] === undefined) report(w, 'required', { missingProperty: name }, `must have required property '${name}'`);
+        for (let i = 0; i < names.length; i++)
+          if (o[names[i]!] === undefined) report(w, 'required', { missingProperty: names[i] }, `must have required property '${names[i]}'`);
       };
     }
     default:
@@ -505,13 +548,16 @@ export function checkSchema(schema: unknown, definitions?: unknown): void {
   const compiler = new Compiler(definitions);
   const seen = new Set<unknown>();
   const visit = (s: unknown): void => {
+    if (typeof s === 'string') compiler.check(s); // a packed type or $ref: the reference must resolve
     if (!isSchema(s) || seen.has(s)) return;
     seen.add(s);
     compiler.check(s);
     for (const k of ['not', 'items', 'additionalProperties']) visit(s[k]);
     for (const k of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(s[k])) (s[k] as unknown[]).forEach(visit);
-    for (const [, sub] of namedSchemas(s.properties)) visit(sub);
+    const properties = namedSchemas(s.properties);
+    for (let i = 1; i < properties.length; i += 2) visit(properties[i]);
   };
   visit(schema);
-  for (const [, d] of namedSchemas(definitions)) visit(d);
+  const named = namedSchemas(definitions);
+  for (let i = 1; i < named.length; i += 2) visit(named[i]);
 }
