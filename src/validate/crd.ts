@@ -4,6 +4,7 @@
  * and any CRD found in the input into a validator at run time. What it does, like the API
  * server's structural schemas and kubeconform's strict mode:
  * - `nullable: true` adds `null` to the type;
+ * - OpenAPI's boolean `exclusiveMinimum`/`exclusiveMaximum` become draft-07's numeric ones;
  * - `x-kubernetes-int-or-string` accepts an integer or a string;
  * - an object with `properties`, no `additionalProperties` and no
  *   `x-kubernetes-preserve-unknown-fields` is closed: unknown fields are reported;
@@ -66,6 +67,18 @@ function convertNode(s: unknown): Schema {
   const src = s as Record<string, unknown>;
   const out: Schema = {};
   for (const k of Object.keys(src)) if (KEEP.has(k)) out[k] = src[k];
+  // OpenAPI 3.0 (what CRDs are written in) makes exclusiveMinimum/Maximum booleans on the bound;
+  // JSON schema draft-07 makes them the bound itself
+  for (const [exclusive, bound] of [
+    ['exclusiveMinimum', 'minimum'],
+    ['exclusiveMaximum', 'maximum'],
+  ] as const) {
+    if (typeof out[exclusive] !== 'boolean') continue;
+    if (out[exclusive] === true && typeof out[bound] === 'number') {
+      out[exclusive] = out[bound];
+      delete out[bound];
+    } else delete out[exclusive];
+  }
   if (src['x-kubernetes-int-or-string'] === true) {
     delete out.type;
     out.anyOf = [{ type: 'integer' }, { type: 'string' }];

@@ -1,7 +1,7 @@
 /**
  * What the build packs (prebuild.mjs: one file per module in generated/packed/, which the build
  * copies to dist/lazy/validate/ beside the bundles), read on first use: the built-in schemas
- * (JSON, walked by validator.ts) and, compiled, the functionConfig validator and ajv. A run reads
+ * (JSON, walked by validator.ts) and, compiled, the functionConfig validator. A run reads
  * only what its input needs, so the bundle's start stays close to node's own. The files are our
  * own build output, never input.
  */

@@ -64,8 +64,8 @@ for (const file of walk(join(root, 'schemas'))) {
 // generated/packed/ (the build copies them to dist/lazy/validate/), read on first use: the
 // built-in schemas (one JSON file per kind, with the definitions it refers to: validator.ts walks
 // them; a Deployment's is 35 KB, where ajv's generated code for it was 420 KB and its code cache
-// 159 KB), the functionConfig validator and ajv itself (for CRDs in the input), minified CommonJS
-// that packed.ts compiles. A run pays only for the kinds in its input.
+// 159 KB), and the functionConfig validator, minified CommonJS
+// that packed.ts compiles (CRDs found in the input are walked too: schema.ts). A run pays only for the kinds in its input.
 const HELPERS = new Set(['ajv/dist/runtime/ucs2length', 'ajv/dist/runtime/equal']);
 const AJV_OPTIONS = { allErrors: true, strict: false, validateFormats: false };
 const minify = (cjs) => esbuild.transformSync(cjs, { minify: true, format: 'cjs', target: 'node20', legalComments: 'none' }).code;
@@ -80,7 +80,9 @@ const pack = (name, code) => {
 const asciiJson = (v) => JSON.stringify(v).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 /** One kind's schema and the definitions it refers to; refused if it holds a keyword validator.ts does not check. */
 const packSchema = (name, schema, definitions) => {
-  const packed = definitions ? { schema: packedSchema(schema), definitions: packedDefinitions(definitions) } : { schema: packedSchema(schema) };
+  const packed = definitions
+    ? { schema: packedSchema(schema), definitions: packedDefinitions(definitions) }
+    : { schema: packedSchema(schema) };
   try {
     checkSchema(packed.schema, packed.definitions);
   } catch (e) {
@@ -148,18 +150,6 @@ for (const [i, k] of [...schemas.keys()].sort().entries()) {
   );
 }
 pack('spec', standalone(JSON.parse(readFileSync(join(here, 'spec.schema.json'), 'utf8')), 'spec.schema.json'));
-const ajvBundle = await esbuild.build({
-  stdin: { contents: 'module.exports = require("ajv");', resolveDir: root },
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node20',
-  write: false,
-  minify: true,
-  legalComments: 'none',
-});
-pack('ajv', ajvBundle.outputFiles[0].text);
-
 const write = (f, text) => {
   const p = join(out, f);
   if (!existsSync(p) || readFileSync(p, 'utf8') !== text) writeFileSync(p, text);
@@ -182,5 +172,5 @@ write('builtin-keys.js', `export const BUILTIN_KEYS = ${JSON.stringify(sortedKey
 write('builtin-keys.d.ts', 'export declare const BUILTIN_KEYS: Record<string, string | undefined>;\n');
 for (const old of ['builtin.validate.js', 'builtin.validate.d.ts']) if (existsSync(join(out, old))) rmSync(join(out, old));
 console.log(
-  `intent-validate: ${Object.keys(keys).length} built-in schema(s), spec and ajv -> generated/packed/ (${names.length} modules, ${Object.keys(packedSchemas).length} schemas, ${(raw / 1024).toFixed(0)} KiB)`,
+  `intent-validate: ${Object.keys(keys).length} built-in schema(s) and spec -> generated/packed/ (${names.length} modules, ${Object.keys(packedSchemas).length} schemas, ${(raw / 1024).toFixed(0)} KiB)`,
 );

@@ -6,8 +6,8 @@
 import { InstallError, type KubeObject, parsedFieldLines } from '../krm/index.js';
 import { checkedSchema, crdSchemas } from './crd.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
-import { unpack, unpackSchema } from './packed.js';
-import { schemaValidator } from './validator.js';
+import { unpackSchema } from './packed.js';
+import { schemaProblem, schemaValidator } from './validator.js';
 import { dotted, isRecord as isObj, wordsPattern, YAML11_ONLY_BOOL } from '../krm/index.js';
 import { describeValue, isSensitivePath } from '../secrets/redact.js';
 
@@ -41,14 +41,6 @@ function segments(instancePath: string): (string | number)[] {
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
 }
 
-/** ajv (packed, see packed.ts) for the CRDs found in the input or in spec.schemas.paths. */
-function runtimeCompiler(): (schema: object) => Validator {
-  const m = unpack('ajv') as { default?: unknown };
-  const Ajv = (m.default ?? m) as new (opts: object) => { compile(s: object): Validator };
-  const ajv = new Ajv({ allErrors: true, strict: false, validateFormats: false });
-  return (schema) => ajv.compile(schema);
-}
-
 /** A built-in kind's validator, read from its packed schema on first use (only kinds present). */
 export function builtinValidator(name: string): Validator | undefined {
   const packed = unpackSchema(name);
@@ -65,7 +57,6 @@ const PATCH_DIRECTIVE = /^\$(?:patch|retainKeys|setElementOrder\/|deleteFromPrim
 export class SchemaChecker {
   readonly #fromCrds = new Map<string, object>();
   readonly #compiled = new Map<string, Validator | undefined>();
-  #compile: ((s: object) => Validator) | undefined;
 
   constructor(
     crds: readonly Obj[],
@@ -80,17 +71,15 @@ export class SchemaChecker {
     let v: Validator | undefined;
     const crd = this.#fromCrds.get(key);
     if (crd) {
-      this.#compile ??= runtimeCompiler();
-      try {
-        v = this.#compile(crd);
-      } catch (e) {
-        if (e instanceof InstallError) throw e; // a broken install, not this input's problem
+      // the walker, as for the built-in kinds; a schema it cannot check is one finding
+      const problem = schemaProblem(crd);
+      if (!problem) v = schemaValidator(crd);
+      else
         out.push({
           rule: 'schema',
-          message: `the CRD for ${key} does not compile to a schema (${(e as Error).message}); its items are not checked`,
+          message: `the CRD for ${key} does not compile to a schema (${problem}): fix the CRD's openAPIV3Schema; its items are not checked`,
           object: o,
         });
-      }
     } else if (BUILTIN_KEYS[key]) v = builtinValidator(BUILTIN_KEYS[key]!);
     this.#compiled.set(key, v);
     return v;

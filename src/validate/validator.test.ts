@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../test/fleet-mix.js';
 import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 import { unpackSchema } from './packed.js';
-import { checkSchema, packedDefinitions, packedSchema, type SchemaError, schemaValidator } from './validator.js';
+import { checkSchema, packedDefinitions, packedSchema, type SchemaError, schemaProblem, schemaValidator } from './validator.js';
 
 type Schema = Record<string, unknown>;
 const isSchema = (s: unknown): s is Schema => !!s && typeof s === 'object' && !Array.isArray(s);
@@ -166,6 +166,10 @@ describe('schema validator: the same errors as ajv', () => {
         h: false,
         i: true,
         j: {},
+        k: { type: 'array', uniqueItems: true, items: { type: 'string' } },
+        l: { type: 'array', uniqueItems: true },
+        m: { type: 'array', uniqueItems: true, items: { type: ['string', 'integer'] } },
+        n: { type: 'number', multipleOf: 0.5 },
       },
       additionalProperties: { type: 'string' },
       definitions: { g: { type: 'object', properties: { self: { $ref: '#/definitions/g' } }, additionalProperties: false } },
@@ -178,6 +182,15 @@ describe('schema validator: the same errors as ajv', () => {
       { a: 1.5, b: null, c: [{ y: 2 }], d: 3, e: -1, f: 7 },
       { a: Number.NaN, b: '😀😀', e: 'x' },
       { a: Number.POSITIVE_INFINITY },
+      {
+        a: 2,
+        b: 'ab',
+        k: ['x', 'y', 'x', 'y'],
+        l: [{ a: 1 }, [1], { a: 1 }, 'x', 'x'],
+        m: ['1', 1, 2, '__proto__', 'constructor', '1'],
+        n: 1.5,
+      },
+      { a: 2, b: 'ab', k: ['x', 3, 3, 'x'], l: [1, 2], m: [true, true, 'x'], n: 0.3 },
       [],
       'x',
       null,
@@ -188,8 +201,63 @@ describe('schema validator: the same errors as ajv', () => {
     expect(disagreement(schema, schema.definitions, docs)).toBeUndefined();
   });
 
+  it('refuses a CRD schema exactly where ajv refused to compile it (schemaProblem)', () => {
+    const base = { type: 'object', properties: { spec: { type: 'object', properties: { x: { type: 'string' } } } } };
+    const broken: [string, unknown][] = [
+      ['type', 'strnig'],
+      ['type', []],
+      ['type', ['string', 'string']],
+      ['type', ['string', 'null']],
+      ['minimum', '5'],
+      ['minimum', 5],
+      ['multipleOf', 0],
+      ['multipleOf', 2],
+      ['minLength', -1],
+      ['minLength', 1.5],
+      ['maxItems', 3],
+      ['pattern', '('],
+      ['pattern', '[a-'],
+      ['pattern', '^\\p{L}+$'],
+      ['pattern', '^[a-z]$'],
+      ['pattern', 5],
+      ['required', 'x'],
+      ['required', ['a', 'a']],
+      ['required', [1]],
+      ['required', ['a', 'b']],
+      ['enum', 'x'],
+      ['enum', []],
+      ['uniqueItems', 'yes'],
+      ['anyOf', []],
+      ['anyOf', {}],
+      ['anyOf', [{ type: 'string' }, 5]],
+      ['oneOf', [{ type: 'integer' }, { type: 'string' }]],
+      ['not', 5],
+      ['not', { type: 'strin' }],
+      ['items', { type: 'string', minLength: 'x' }],
+      ['properties', 'x'],
+      ['additionalProperties', 'x'],
+      ['additionalProperties', { type: 'string' }],
+    ];
+    for (const [keyword, value] of broken) {
+      const schema = structuredClone(base) as { properties: { spec: { properties: { x: Schema } } } };
+      schema.properties.spec.properties.x[keyword] = value;
+      let compiles = true;
+      try {
+        new Ajv({ allErrors: true, strict: false, validateFormats: false }).compile(schema);
+      } catch {
+        compiles = false;
+      }
+      expect(schemaProblem(schema), `${keyword}: ${JSON.stringify(value)}`)[compiles ? 'toBeUndefined' : 'toBeDefined']();
+    }
+    expect(schemaProblem({ type: 'object', properties: { a: { minimum: '5' } } })).toBe(
+      '(root).properties.a: minimum must be a number, found "5"',
+    );
+  });
+
   it('refuses a keyword it does not check, and a $ref to no definition', () => {
-    expect(() => checkSchema({ type: 'object', properties: { a: { uniqueItems: true } } })).toThrow(/keyword uniqueItems is not checked/);
+    expect(() => checkSchema({ type: 'object', properties: { a: { contains: { type: 'string' } } } })).toThrow(
+      /keyword contains is not checked/,
+    );
     expect(() => checkSchema({ $ref: '#/definitions/none' })).toThrow(/\$ref #\/definitions\/none/);
     expect(() => checkSchema({ type: 'string', description: 'annotations are read and ignored' })).not.toThrow();
   });

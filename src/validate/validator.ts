@@ -40,11 +40,13 @@ export const KEYWORDS: ReadonlySet<string> = new Set([
   'minimum',
   'exclusiveMaximum',
   'exclusiveMinimum',
+  'multipleOf',
   'maxLength',
   'minLength',
   'pattern',
   'maxItems',
   'minItems',
+  'uniqueItems',
   'items',
   'maxProperties',
   'minProperties',
@@ -141,9 +143,9 @@ const GROUP_TYPES = ['', 'number', 'string', 'array', 'object'] as const;
 const ORDER: ReadonlyMap<string, number> = new Map(
   [
     ['$ref', 'const', 'enum', 'not', 'anyOf', 'oneOf', 'allOf'],
-    ['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum'],
+    ['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', 'multipleOf'],
     ['maxLength', 'minLength', 'pattern'],
-    ['maxItems', 'minItems', 'items'],
+    ['maxItems', 'minItems', 'items', 'uniqueItems'], // ajv puts items before uniqueItems
     ['maxProperties', 'minProperties', 'required', 'additionalProperties', 'properties'],
   ].flatMap((keys, group) => keys.map((k, i) => [k, group * 16 + i] as const)),
 );
@@ -325,6 +327,8 @@ class Compiler {
         return this.#properties(v);
       case 'additionalProperties':
         return this.#additionalProperties(v, s.properties);
+      case 'uniqueItems':
+        return v === true ? uniqueItems(s.items) : NOTHING;
       default:
         return valueCheck(k, v);
     }
@@ -447,6 +451,38 @@ class Compiler {
   }
 }
 
+/**
+ * uniqueItems as ajv checks it: by a map of the items when the items' schema names scalar types
+ * only (items of other types skipped), else by deep equality, pair by pair from the end; one
+ * error, naming the two items as ajv does.
+ */
+function uniqueItems(items: unknown): Check {
+  const t = typeof items === 'string' ? items.split(',') : isSchema(items) ? items.type : undefined;
+  const itemTypes: string[] = t === undefined ? [] : Array.isArray(t) ? (t as string[]) : [t as string];
+  const byMap = itemTypes.length > 0 && !itemTypes.some((x) => x === 'object' || x === 'array');
+  const fail = (w: Walk, i: number, j: unknown) =>
+    report(w, 'uniqueItems', { i, j }, `must NOT have duplicate items (items ## ${String(j)} and ${i} are identical)`);
+  return (d, w) => {
+    const list = d as unknown[];
+    let i = list.length;
+    if (!(i > 1)) return;
+    if (byMap) {
+      // ajv's own object of indices, with its quirks (keys are the items as strings)
+      const indices: Record<string, unknown> = {};
+      for (; i--; ) {
+        let item = list[i] as unknown;
+        if (!itemTypes.some((x) => isType(x, item))) continue;
+        if (itemTypes.length > 1 && typeof item === 'string') item += '_';
+        const key = item as string;
+        if (typeof indices[key] === 'number') return fail(w, i, indices[key]);
+        indices[key] = i;
+      }
+      return;
+    }
+    for (; i--; ) for (let j = i; j--; ) if (deepEqual(list[i], list[j])) return fail(w, i, j);
+  };
+}
+
 /** The keywords that judge a value alone: const, enum, the limits, pattern, required. */
 function valueCheck(k: string, v: unknown): Check {
   switch (k) {
@@ -476,6 +512,15 @@ function valueCheck(k: string, v: unknown): Check {
       const message = `must be ${ok} ${limit}`;
       return (d, w) => {
         if (fails(d as number, limit) || Number.isNaN(d)) report(w, k, params, message);
+      };
+    }
+    case 'multipleOf': {
+      const m = v as number;
+      const params = { multipleOf: m };
+      const message = `must be multiple of ${m}`;
+      return (d, w) => {
+        const res = (d as number) / m;
+        if (m === 0 || res !== Number.parseInt(res as unknown as string)) report(w, 'multipleOf', params, message);
       };
     }
     case 'maxLength':
@@ -560,4 +605,78 @@ export function checkSchema(schema: unknown, definitions?: unknown): void {
   visit(schema);
   const named = namedSchemas(definitions);
   for (let i = 1; i < named.length; i += 2) visit(named[i]);
+}
+
+const SIMPLE_TYPES = new Set(['array', 'boolean', 'integer', 'null', 'number', 'object', 'string']);
+const NUMBERS = ['maximum', 'minimum', 'exclusiveMaximum', 'exclusiveMinimum', 'multipleOf'];
+const COUNTS = ['maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties', 'minProperties'];
+
+/**
+ * Why a schema (a CRD's, as crd.ts writes it) cannot be checked, or undefined: what ajv refused
+ * when it compiled CRDs found in the input (its draft-07 meta-schema for the keywords the walker
+ * knows, and a `pattern` that is no regular expression). Names the place in the schema.
+ */
+export function schemaProblem(schema: unknown, at = '(root)'): string | undefined {
+  if (typeof schema === 'boolean') return undefined;
+  if (!isSchema(schema)) return `${at}: a schema must be a mapping or a boolean`;
+  const s = schema;
+  for (const k of Object.keys(s)) {
+    if (ANNOTATIONS.has(k)) continue;
+    if (!KEYWORDS.has(k)) return `${at}: keyword ${k} is not checked`;
+  }
+  const t = s.type;
+  if (t !== undefined) {
+    const types = Array.isArray(t) ? t : [t];
+    if (types.length === 0 || types.some((x) => typeof x !== 'string' || !SIMPLE_TYPES.has(x)) || new Set(types).size !== types.length)
+      return `${at}: type ${JSON.stringify(t)} is not one of ${[...SIMPLE_TYPES].join(', ')} (or a list of them, each once)`;
+  }
+  for (const k of NUMBERS)
+    if (s[k] !== undefined && (typeof s[k] !== 'number' || (k === 'multipleOf' && !((s[k] as number) > 0))))
+      return `${at}: ${k} must be a number${k === 'multipleOf' ? ' above 0' : ''}, found ${JSON.stringify(s[k])}`;
+  for (const k of COUNTS)
+    if (s[k] !== undefined && !(Number.isInteger(s[k]) && (s[k] as number) >= 0))
+      return `${at}: ${k} must be a whole number, 0 or more, found ${JSON.stringify(s[k])}`;
+  if (s.uniqueItems !== undefined && typeof s.uniqueItems !== 'boolean') return `${at}: uniqueItems must be true or false`;
+  if (s.enum !== undefined && !(Array.isArray(s.enum) && s.enum.length > 0)) return `${at}: enum must be a list of one value or more`;
+  if (s.required !== undefined) {
+    const r = s.required;
+    if (!Array.isArray(r) || r.some((x) => typeof x !== 'string') || new Set(r).size !== r.length)
+      return `${at}: required must be a list of field names, each once`;
+  }
+  if (s.pattern !== undefined) {
+    if (typeof s.pattern !== 'string') return `${at}: pattern must be a string`;
+    try {
+      new RegExp(s.pattern, 'u');
+    } catch (e) {
+      return `${at}: pattern ${JSON.stringify(s.pattern)} is not a regular expression (${(e as Error).message})`;
+    }
+  }
+  if (s.$ref !== undefined) return `${at}: $ref is not resolved in a CRD's schema`;
+  for (const k of ['not', 'additionalProperties'] as const) {
+    if (s[k] === undefined) continue;
+    const p = schemaProblem(s[k], `${at}.${k}`);
+    if (p) return p;
+  }
+  if (s.items !== undefined) {
+    if (Array.isArray(s.items)) return `${at}: items as a list is not checked`;
+    const p = schemaProblem(s.items, `${at}.items`);
+    if (p) return p;
+  }
+  for (const k of ['anyOf', 'oneOf', 'allOf'] as const) {
+    if (s[k] === undefined) continue;
+    const list = s[k];
+    if (!Array.isArray(list) || list.length === 0) return `${at}: ${k} must be a list of schemas`;
+    for (let i = 0; i < list.length; i++) {
+      const p = schemaProblem(list[i], `${at}.${k}[${i}]`);
+      if (p) return p;
+    }
+  }
+  if (s.properties !== undefined) {
+    if (!isSchema(s.properties)) return `${at}: properties must be a mapping`;
+    for (const [name, sub] of Object.entries(s.properties)) {
+      const p = schemaProblem(sub, `${at}.properties.${name}`);
+      if (p) return p;
+    }
+  }
+  return undefined;
 }

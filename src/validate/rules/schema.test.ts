@@ -116,3 +116,56 @@ spec:
     expect(f!.message).toContain('write 8 (what Kubernetes reads) where the field is a number');
   });
 });
+
+describe('schema: CRDs in the input', () => {
+  const crd = (version: string) => `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  names: {kind: Widget, plural: widgets}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+${version}
+---
+`;
+
+  it('checks its objects, with OpenAPI boolean exclusiveMinimum read as draft-07 bounds', async () => {
+    const yaml = `${crd('              size: {type: integer, minimum: 0, exclusiveMinimum: true}\n              name: {type: string, pattern: "^[a-z]+$"}')}apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w}
+spec: {size: 0, name: Bad, colour: red}
+`;
+    const found = (await findingsOf(yaml)).filter((f) => f.rule.startsWith('schema'));
+    expect(found.map((f) => [f.rule, f.field])).toEqual([
+      ['schema-unknown-field', 'spec.colour'],
+      ['schema', 'spec.size'],
+      ['schema', 'spec.name'],
+    ]);
+    expect(found[1]!.message).toContain('must be > 0');
+  });
+
+  it('says once, naming the place, when its schema cannot be checked; its objects are not checked', async () => {
+    const yaml = `${crd('              name: {type: string, pattern: "[a-"}')}apiVersion: example.com/v1
+kind: Widget
+metadata: {name: w}
+spec: {name: 7, colour: red}
+`;
+    const found = (await findingsOf(yaml)).filter((f) => f.rule.startsWith('schema'));
+    expect(found).toHaveLength(1);
+    expect(found[0]!.message).toMatch(
+      /^the CRD for example\.com\/v1\/Widget does not compile to a schema \(\(root\)\.properties\.spec\.properties\.name: pattern "\[a-" is not a regular expression \(.*\)\): fix the CRD's openAPIV3Schema; its items are not checked$/,
+    );
+  });
+});
