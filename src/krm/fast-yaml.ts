@@ -111,6 +111,23 @@ function readQuoted(s: string, i: number): [string, number] {
   }
 }
 
+/** Where the quote `q` that closes a scalar is in `s` from `from` (not a doubled ' or an escaped "), or -1. */
+function closingQuote(s: string, from: number, q: string): number {
+  for (let j = from; ; ) {
+    const k = s.indexOf(q, j);
+    if (k < 0) return -1;
+    if (q === "'") {
+      if (s[k + 1] !== "'") return k;
+      j = k + 2;
+      continue;
+    }
+    let bs = 0;
+    for (let b = k - 1; b >= from && s[b] === '\\'; b--) bs++;
+    if (bs % 2 === 0) return k;
+    j = k + 1;
+  }
+}
+
 /** After a value: only spaces and an optional comment may follow. */
 function expectEnd(s: string, i: number): void {
   while (i < s.length && s[i] === ' ') i++;
@@ -463,6 +480,7 @@ class BlockReader {
     if (c === '|') return this.literal(parentIndent, rest);
     if (c === '[' || c === '{') return parseFlowLine(rest, this.depth);
     if (c === '"' || c === "'") {
+      if (closingQuote(rest, 1, c) < 0) return this.quotedLines(parentIndent, rest);
       const [v, end] = readQuoted(rest, 0);
       expectEnd(rest, end);
       this.noContinuation(parentIndent);
@@ -481,7 +499,7 @@ class BlockReader {
   /**
    * The folded rest of a plain scalar continued on more-indented lines (go-yaml writes long
    * strings so: CRDs' descriptions), or undefined when it does not continue. Lines that could
-   * be anything else (indicators, `: `, ` #`, tabs) are left to yaml.
+   * be anything else (`-`, `?`, `:` or `#` first, `: `, ` #`, tabs) are left to yaml.
    */
   plainContinuation(parentIndent: number): string | undefined {
     let out = '';
@@ -495,7 +513,9 @@ class BlockReader {
       }
       if (lineIndent[k]! <= parentIndent) break;
       const text = this.text(k);
-      if (this.skip(k) || badPlainStart(text) || /^[-?:,[\]{}#&*!|>'"%@`]/.test(text)) throw UNSURE;
+      // a continuation line may start with what a plain scalar may not (quotes, brackets: "in
+      // use". in a description); an entry, key or comment indicator is left to yaml
+      if (/^[-?:#]/.test(text)) throw UNSURE;
       const t = trimEndYaml(text);
       if (t.includes(': ') || t.endsWith(':') || t.includes(' #') || t.includes('\t')) throw UNSURE;
       out += blank > 0 ? '\n'.repeat(blank) : ' ';
@@ -505,6 +525,49 @@ class BlockReader {
       this.n = k + 1;
     }
     return any ? out : undefined;
+  }
+
+  /**
+   * A quoted scalar over several lines, whose first line is `rest` (controller-gen writes CRD
+   * descriptions so: every CRD of a site came to yaml for them). Folded as YAML folds flow
+   * scalars: each line's leading and trailing white space dropped, a line break between two
+   * lines a space, each empty line between them a line break. Left to yaml: a tab in it, a line
+   * at or left of the parent's column, an escaped line break, no closing quote.
+   */
+  quotedLines(parentIndent: number, rest: string): string {
+    const q = rest[0]!;
+    const piece = (t: string): string => {
+      if (q === "'") return t.replace(/''/g, "'");
+      let bs = 0;
+      for (let b = t.length - 1; b >= 0 && t[b] === '\\'; b--) bs++;
+      if (bs % 2 === 1) throw UNSURE; // an escaped line break
+      return parseDoubleQuoted(`"${t}"`);
+    };
+    if (rest.includes('\t')) throw UNSURE;
+    let value = piece(trimEndYaml(rest.slice(1)));
+    let blank = 0;
+    for (let k = this.n; k < this.count; k++) {
+      if (this.blank(k)) {
+        blank++;
+        continue;
+      }
+      if (lineIndent[k]! <= parentIndent) throw UNSURE;
+      const text = this.text(k);
+      if (text.includes('\t')) throw UNSURE;
+      const end = closingQuote(text, 0, q);
+      value += blank > 0 ? '\n'.repeat(blank) : ' ';
+      blank = 0;
+      if (end < 0) {
+        value += piece(trimEndYaml(text));
+        continue;
+      }
+      value += piece(text.slice(0, end));
+      expectEnd(text, end + 1);
+      this.n = k + 1;
+      this.noContinuation(parentIndent);
+      return value;
+    }
+    throw UNSURE;
   }
 
   /** A plain or quoted scalar may continue on more-indented lines; we leave that to yaml. */
