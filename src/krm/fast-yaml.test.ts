@@ -191,12 +191,34 @@ describe('fastLoad', () => {
 
   it('reads quoted scalars over several lines as yaml does, or says unsure (property)', () => {
     let read = 0;
-    const word = fc.constantFrom('a', 'it\'s', "''", '""', 'x y', '#', ' # c', ': ', '- x', '\\"', '\\n', '\\\\', '\\', 'é', '  ', '\t', '---', '...');
+    const word = fc.constantFrom(
+      'a',
+      "it's",
+      "''",
+      '""',
+      'x y',
+      '#',
+      ' # c',
+      ': ',
+      '- x',
+      '\\"',
+      '\\n',
+      '\\\\',
+      '\\',
+      'é',
+      '  ',
+      '\t',
+      '---',
+      '...',
+    );
     const line = fc.array(word, { maxLength: 4 }).map((ws) => ws.join(''));
     fc.assert(
       fc.property(
         fc.constantFrom("'", '"'),
-        fc.array(fc.record({ text: line, indent: fc.integer({ min: 0, max: 6 }), blanks: fc.integer({ min: 0, max: 2 }) }), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.record({ text: line, indent: fc.integer({ min: 0, max: 6 }), blanks: fc.integer({ min: 0, max: 2 }) }), {
+          minLength: 1,
+          maxLength: 4,
+        }),
         fc.constantFrom('map', 'nested', 'seq', 'seqmap'),
         fc.constantFrom('', '  ', '  # note', ' x'),
         (q, lines, where, after) => {
@@ -204,7 +226,13 @@ describe('fastLoad', () => {
           const [first, ...more] = lines;
           const body = `${q}${esc(first!.text)}${more.map((l) => `${'\n'.repeat(l.blanks + 1)}${' '.repeat(l.indent)}${esc(l.text)}`).join('')}${q}${after}`;
           const doc =
-            where === 'map' ? `k: ${body}\nz: 1\n` : where === 'nested' ? `o:\n  k: ${body}\n  z: 1\n` : where === 'seq' ? `- ${body}\n- 1\n` : `- k: ${body}\n  z: 1\n`;
+            where === 'map'
+              ? `k: ${body}\nz: 1\n`
+              : where === 'nested'
+                ? `o:\n  k: ${body}\n  z: 1\n`
+                : where === 'seq'
+                  ? `- ${body}\n- 1\n`
+                  : `- k: ${body}\n  z: 1\n`;
           let expected: unknown;
           try {
             expected = yaml11(doc);
@@ -223,22 +251,60 @@ describe('fastLoad', () => {
     // most are read (the rest hold a tab, an escaped line break or a line too far left)
     expect(read).toBeGreaterThan(1000);
     // the layout controller-gen writes CRD descriptions in is read, not left to yaml
-    const crd = "description: 'Kind is a string value representing the REST resource this\n  object represents. Servers may infer this from the endpoint the client submits\n  requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community'\ntype: string\n";
+    const crd =
+      "description: 'Kind is a string value representing the REST resource this\n  object represents. Servers may infer this from the endpoint the client submits\n  requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community'\ntype: string\n";
     expect(fastLoad(crd)).toEqual(yaml11(crd));
   });
 
   it('reads plain scalars over several lines as yaml does, whatever their lines start with, or says unsure (property)', () => {
     let read = 0;
-    const start = fc.constantFrom('', '"', "'", '[', ']', '{', '}', ',', '&', '*', '!', '|', '>', '%', '@', '`', '-', '- ', '?', '? ', ':', ': ', '#', ' #', 'x: ', 'é');
+    const start = fc.constantFrom(
+      '',
+      '"',
+      "'",
+      '[',
+      ']',
+      '{',
+      '}',
+      ',',
+      '&',
+      '*',
+      '!',
+      '|',
+      '>',
+      '%',
+      '@',
+      '`',
+      '-',
+      '- ',
+      '?',
+      '? ',
+      ':',
+      ': ',
+      '#',
+      ' #',
+      'x: ',
+      'é',
+    );
     fc.assert(
       fc.property(
-        fc.array(fc.record({ start, text: fc.constantFrom('in use', 'a', '0x8086', 'b]', 'c: d', 'e #f', 'g:'), indent: fc.integer({ min: 1, max: 4 }), blanks: fc.integer({ min: 0, max: 2 }) }), {
-          minLength: 1,
-          maxLength: 4,
-        }),
+        fc.array(
+          fc.record({
+            start,
+            text: fc.constantFrom('in use', 'a', '0x8086', 'b]', 'c: d', 'e #f', 'g:'),
+            indent: fc.integer({ min: 1, max: 4 }),
+            blanks: fc.integer({ min: 0, max: 2 }),
+          }),
+          {
+            minLength: 1,
+            maxLength: 4,
+          },
+        ),
         fc.constantFrom('map', 'seq'),
         (lines, where) => {
-          const more = lines.map((l) => `${'\n'.repeat(l.blanks + 1)}${' '.repeat(where === 'map' ? l.indent : l.indent + 1)}${l.start}${l.text}`).join('');
+          const more = lines
+            .map((l) => `${'\n'.repeat(l.blanks + 1)}${' '.repeat(where === 'map' ? l.indent : l.indent + 1)}${l.start}${l.text}`)
+            .join('');
           const doc = where === 'map' ? `k: first${more}\nz: 1\n` : `- first${more}\n- 1\n`;
           let expected: unknown;
           try {
