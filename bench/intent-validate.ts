@@ -98,7 +98,10 @@ export async function run(): Promise<void> {
  */
 export function realSite(): void {
   const tree = join(root, '..', 'shared', 'fixtures', 'airship', 'airshipctl', 'manifests');
-  if (!existsSync(tree)) return console.log(`  real site: ${tree} not here, skipped`);
+  if (!existsSync(tree)) {
+    console.log(`  real site: ${tree} not here, skipped`);
+    return;
+  }
   const env = envWithout('NODE_EXTRA_CA_CERTS');
   const rs = Array.from({ length: 5 }, () => timed([cli, 'validate', '--quiet', tree], undefined, env));
   const node = Array.from({ length: 5 }, () => timed(['-e', '0'], undefined, env));

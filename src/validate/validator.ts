@@ -520,7 +520,7 @@ function valueCheck(k: string, v: unknown): Check {
       const message = `must be multiple of ${m}`;
       return (d, w) => {
         const res = (d as number) / m;
-        if (m === 0 || res !== Number.parseInt(res as unknown as string)) report(w, 'multipleOf', params, message);
+        if (m === 0 || res !== Number.parseInt(String(res), 10)) report(w, 'multipleOf', params, message);
       };
     }
     case 'maxLength':
