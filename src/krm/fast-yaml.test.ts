@@ -92,6 +92,10 @@ const styles: { name: string; dump: (v: unknown) => string }[] = [
   { name: 'tab separators', dump: (v) => stringify(v, { version: '1.1', indentSeq: false, lineWidth: 0 }).replace(/: /g, ':\t') },
 ];
 
+/** Lines of white space only, some with a tab (yaml reads them as empty lines), each after a line break. */
+const blankLines = (lines: readonly string[]): string => lines.map((l) => `\n${l}`).join('');
+const blanks = fc.array(fc.constantFrom('', '  ', ' \t', '  \t ', '\t'), { maxLength: 2 });
+
 describe('fastLoad', () => {
   for (const style of styles) {
     it(`equals yaml (1.1) or says unsure: ${style.name}`, () => {
@@ -183,6 +187,10 @@ describe('fastLoad', () => {
       "a:\n  b: 'x\n  y'\n",
       'a: "x\\\n  y"\n',
       "a: 'x\n  y\n",
+      'k: true\n  \t\nz: 1\n',
+      'k: a\n  \t\n  b\n',
+      'k:\n  - x\n    \t\n',
+      '- \t\n  more\n',
       '<<: {a: 1}\n',
     ]) {
       expect(fastLoad(t), t).toBeUndefined();
@@ -215,7 +223,7 @@ describe('fastLoad', () => {
     fc.assert(
       fc.property(
         fc.constantFrom("'", '"'),
-        fc.array(fc.record({ text: line, indent: fc.integer({ min: 0, max: 6 }), blanks: fc.integer({ min: 0, max: 2 }) }), {
+        fc.array(fc.record({ text: line, indent: fc.integer({ min: 0, max: 6 }), blanks }), {
           minLength: 1,
           maxLength: 4,
         }),
@@ -224,7 +232,7 @@ describe('fastLoad', () => {
         (q, lines, where, after) => {
           const esc = (t: string) => (q === "'" ? t.replace(/'/g, "''") : t.replace(/"/g, '\\"'));
           const [first, ...more] = lines;
-          const body = `${q}${esc(first!.text)}${more.map((l) => `${'\n'.repeat(l.blanks + 1)}${' '.repeat(l.indent)}${esc(l.text)}`).join('')}${q}${after}`;
+          const body = `${q}${esc(first!.text)}${more.map((l) => `${blankLines(l.blanks)}\n${' '.repeat(l.indent)}${esc(l.text)}`).join('')}${q}${after}`;
           const doc =
             where === 'map'
               ? `k: ${body}\nz: 1\n`
@@ -249,7 +257,7 @@ describe('fastLoad', () => {
       { numRuns: 3000 },
     );
     // most are read (the rest hold a tab, an escaped line break or a line too far left)
-    expect(read).toBeGreaterThan(1000);
+    expect(read).toBeGreaterThan(600);
     // the layout controller-gen writes CRD descriptions in is read, not left to yaml
     const crd =
       "description: 'Kind is a string value representing the REST resource this\n  object represents. Servers may infer this from the endpoint the client submits\n  requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community'\ntype: string\n";
@@ -293,7 +301,7 @@ describe('fastLoad', () => {
             start,
             text: fc.constantFrom('in use', 'a', '0x8086', 'b]', 'c: d', 'e #f', 'g:'),
             indent: fc.integer({ min: 1, max: 4 }),
-            blanks: fc.integer({ min: 0, max: 2 }),
+            blanks,
           }),
           {
             minLength: 1,
@@ -303,7 +311,7 @@ describe('fastLoad', () => {
         fc.constantFrom('map', 'seq'),
         (lines, where) => {
           const more = lines
-            .map((l) => `${'\n'.repeat(l.blanks + 1)}${' '.repeat(where === 'map' ? l.indent : l.indent + 1)}${l.start}${l.text}`)
+            .map((l) => `${blankLines(l.blanks)}\n${' '.repeat(where === 'map' ? l.indent : l.indent + 1)}${l.start}${l.text}`)
             .join('');
           const doc = where === 'map' ? `k: first${more}\nz: 1\n` : `- first${more}\n- 1\n`;
           let expected: unknown;
@@ -321,7 +329,7 @@ describe('fastLoad', () => {
       ),
       { numRuns: 3000 },
     );
-    expect(read).toBeGreaterThan(300);
+    expect(read).toBeGreaterThan(150);
   });
 
   it('reads a long list of mappings (more collections than the depth limit, shallow) and refuses only deep nesting', () => {

@@ -442,6 +442,7 @@ class BlockReader {
         rest = rest.slice(1);
         col++;
       }
+      if (rest.startsWith('\t')) throw UNSURE; // white space yaml skips and this reader would read
       out.push(this.entryValue(indent, rest, col, true));
       this.skipBlank();
       const next = this.n;
@@ -513,6 +514,8 @@ class BlockReader {
       }
       if (lineIndent[k]! <= parentIndent) break;
       const text = this.text(k);
+      // spaces and a tab: blank to yaml, content here; left to yaml
+      if (trimEndYaml(text) === '') throw UNSURE;
       // a continuation line may start with what a plain scalar may not (quotes, brackets: "in
       // use". in a description); an entry, key or comment indicator is left to yaml
       if (/^[-?:#]/.test(text)) throw UNSURE;

@@ -111,7 +111,7 @@ function convertNode(s: unknown): Schema {
   if (src.nullable === true && out.type !== undefined) {
     out.type = Array.isArray(out.type) ? [...(out.type as string[]), 'null'] : [out.type as string, 'null'];
   }
-  if (src.nullable === true && out.enum) out.enum = [...(out.enum as unknown[]), null];
+  if (src.nullable === true && Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...(out.enum as unknown[]), null];
   return out;
 }
 

@@ -170,9 +170,15 @@ describe('schema validator: the same errors as ajv', () => {
         l: { type: 'array', uniqueItems: true },
         m: { type: 'array', uniqueItems: true, items: { type: ['string', 'integer'] } },
         n: { type: 'number', multipleOf: 0.5 },
+        o: { type: 'array', uniqueItems: true, items: { $ref: '#/definitions/s' } },
+        p: { enum: [Number.NaN, { a: 1 }, 'x'] },
+        q: { enum: [{ constructor: {} }], const: { constructor: {} } },
       },
       additionalProperties: { type: 'string' },
-      definitions: { g: { type: 'object', properties: { self: { $ref: '#/definitions/g' } }, additionalProperties: false } },
+      definitions: {
+        g: { type: 'object', properties: { self: { $ref: '#/definitions/g' } }, additionalProperties: false },
+        s: { type: 'string' },
+      },
     };
     const packed = packedSchema(schema) as Schema;
     const docs: unknown[] = [
@@ -191,6 +197,8 @@ describe('schema validator: the same errors as ajv', () => {
         n: 1.5,
       },
       { a: 2, b: 'ab', k: ['x', 3, 3, 'x'], l: [1, 2], m: [true, true, 'x'], n: 0.3 },
+      { a: 2, b: 'ab', o: ['a', 'b', 'a'], p: Number.NaN, q: JSON.parse('{"constructor":{}}') },
+      { a: 2, b: 'ab', o: ['a', 1, 1], p: { a: 1 }, q: {} },
       [],
       'x',
       null,
@@ -237,6 +245,13 @@ describe('schema validator: the same errors as ajv', () => {
       ['properties', 'x'],
       ['additionalProperties', 'x'],
       ['additionalProperties', { type: 'string' }],
+      ['enum', ['a', 'b', 'a']],
+      ['enum', [{ a: 1 }, { a: 1 }]],
+      ['maxLength', Number.POSITIVE_INFINITY],
+      ['maxLength', Number.NaN],
+      ['anyOf', [{ pattern: '\\-' }, {}]],
+      ['anyOf', [{ pattern: '\\-' }, { type: 'string' }]],
+      ['oneOf', [{ pattern: '\\-' }, {}]],
     ];
     for (const [keyword, value] of broken) {
       const schema = structuredClone(base) as { properties: { spec: { properties: { x: Schema } } } };

@@ -55,7 +55,12 @@ export const KEYWORDS: ReadonlySet<string> = new Set([
   'properties',
 ]);
 
-/** What ajv reads and does not check (formats are off): the walker ignores them too; any other keyword is refused. */
+/**
+ * What ajv reads and does not check: the walker ignores them too; any other keyword is refused.
+ * Not `format`: with formats off ajv still counts it in the string and number groups, which
+ * moves a type error after the keywords of any type (crd.ts drops formats; the built-in
+ * schemas have none, and the build would refuse one).
+ */
 const ANNOTATIONS: ReadonlySet<string> = new Set([
   '$schema',
   '$id',
@@ -64,7 +69,6 @@ const ANNOTATIONS: ReadonlySet<string> = new Set([
   'description',
   'default',
   'examples',
-  'format',
   'deprecated',
   'readOnly',
   'writeOnly',
@@ -120,6 +124,8 @@ export function ucs2length(str: string): number {
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a && b && typeof a === 'object' && typeof b === 'object') {
+    // as fast-deep-equal: the same constructor (a key `constructor` in the data counts)
+    if ((a as { constructor?: unknown }).constructor !== (b as { constructor?: unknown }).constructor) return false;
     if (Array.isArray(a) !== Array.isArray(b)) return false;
     const ka = Object.keys(a);
     if (ka.length !== Object.keys(b).length) return false;
@@ -457,7 +463,8 @@ class Compiler {
  * error, naming the two items as ajv does.
  */
 function uniqueItems(items: unknown): Check {
-  const t = typeof items === 'string' ? items.split(',') : isSchema(items) ? items.type : undefined;
+  // the item schema's own `type` (a packed `$ref` has none: ajv then compares items deeply)
+  const t = typeof items === 'string' ? (items.startsWith('#') ? undefined : items.split(',')) : isSchema(items) ? items.type : undefined;
   const itemTypes: string[] = t === undefined ? [] : Array.isArray(t) ? (t as string[]) : [t as string];
   const byMap = itemTypes.length > 0 && !itemTypes.some((x) => x === 'object' || x === 'array');
   const fail = (w: Walk, i: number, j: unknown) =>
@@ -496,9 +503,10 @@ function valueCheck(k: string, v: unknown): Check {
     case 'enum': {
       const allowed = v as unknown[];
       const params = { allowedValues: allowed };
-      const deep = allowed.some((x) => x !== null && typeof x === 'object');
+      // as ajv: === for a scalar member (NaN is none), deep equality for a list or mapping
+      const deep = allowed.map((x) => x !== null && typeof x === 'object');
       return (d, w) => {
-        for (let i = 0; i < allowed.length; i++) if (deep ? deepEqual(d, allowed[i]) : d === allowed[i]) return;
+        for (let i = 0; i < allowed.length; i++) if (deep[i] ? deepEqual(d, allowed[i]) : d === allowed[i]) return;
         report(w, 'enum', params, 'must be equal to one of the allowed values');
       };
     }
@@ -614,9 +622,12 @@ const COUNTS = ['maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties
 /**
  * Why a schema (a CRD's, as crd.ts writes it) cannot be checked, or undefined: what ajv refused
  * when it compiled CRDs found in the input (its draft-07 meta-schema for the keywords the walker
- * knows, and a `pattern` that is no regular expression). Names the place in the schema.
+ * knows, duplicate enum values, and a `pattern` that is no regular expression where ajv compiles
+ * it). Names the place in the schema. Refused here and compiled by ajv, never met in what
+ * crd.ts writes: `$ref`, `items` as a list; not checked, as crd.ts drops them: the types of
+ * annotations (`title`, `examples`...).
  */
-export function schemaProblem(schema: unknown, at = '(root)'): string | undefined {
+export function schemaProblem(schema: unknown, at = '(root)', compiled = true): string | undefined {
   if (typeof schema === 'boolean') return undefined;
   if (!isSchema(schema)) return `${at}: a schema must be a mapping or a boolean`;
   const s = schema;
@@ -634,10 +645,15 @@ export function schemaProblem(schema: unknown, at = '(root)'): string | undefine
     if (s[k] !== undefined && (typeof s[k] !== 'number' || (k === 'multipleOf' && !((s[k] as number) > 0))))
       return `${at}: ${k} must be a number${k === 'multipleOf' ? ' above 0' : ''}, found ${JSON.stringify(s[k])}`;
   for (const k of COUNTS)
-    if (s[k] !== undefined && !(Number.isInteger(s[k]) && (s[k] as number) >= 0))
-      return `${at}: ${k} must be a whole number, 0 or more, found ${JSON.stringify(s[k])}`;
+    if (s[k] !== undefined && !(isType('integer', s[k]) && (s[k] as number) >= 0))
+      return `${at}: ${k} must be a whole number, 0 or more, found ${String(s[k])}`;
   if (s.uniqueItems !== undefined && typeof s.uniqueItems !== 'boolean') return `${at}: uniqueItems must be true or false`;
-  if (s.enum !== undefined && !(Array.isArray(s.enum) && s.enum.length > 0)) return `${at}: enum must be a list of one value or more`;
+  if (s.enum !== undefined) {
+    const e = s.enum;
+    if (!(Array.isArray(e) && e.length > 0)) return `${at}: enum must be a list of one value or more`;
+    for (let i = 1; i < e.length; i++)
+      for (let j = 0; j < i; j++) if (deepEqual(e[i], e[j])) return `${at}: enum lists ${JSON.stringify(e[i])} twice`;
+  }
   if (s.required !== undefined) {
     const r = s.required;
     if (!Array.isArray(r) || r.some((x) => typeof x !== 'string') || new Set(r).size !== r.length)
@@ -645,36 +661,39 @@ export function schemaProblem(schema: unknown, at = '(root)'): string | undefine
   }
   if (s.pattern !== undefined) {
     if (typeof s.pattern !== 'string') return `${at}: pattern must be a string`;
-    try {
-      new RegExp(s.pattern, 'u');
-    } catch (e) {
-      return `${at}: pattern ${JSON.stringify(s.pattern)} is not a regular expression (${(e as Error).message})`;
-    }
+    // ajv compiles a pattern only where it checks it (not in an anyOf that a branch already accepts)
+    if (compiled)
+      try {
+        new RegExp(s.pattern, 'u');
+      } catch (e) {
+        return `${at}: pattern ${JSON.stringify(s.pattern)} is not a regular expression (${(e as Error).message})`;
+      }
   }
   if (s.$ref !== undefined) return `${at}: $ref is not resolved in a CRD's schema`;
   for (const k of ['not', 'additionalProperties'] as const) {
     if (s[k] === undefined) continue;
-    const p = schemaProblem(s[k], `${at}.${k}`);
+    const p = schemaProblem(s[k], `${at}.${k}`, compiled);
     if (p) return p;
   }
   if (s.items !== undefined) {
     if (Array.isArray(s.items)) return `${at}: items as a list is not checked`;
-    const p = schemaProblem(s.items, `${at}.items`);
+    const p = schemaProblem(s.items, `${at}.items`, compiled);
     if (p) return p;
   }
   for (const k of ['anyOf', 'oneOf', 'allOf'] as const) {
     if (s[k] === undefined) continue;
     const list = s[k];
     if (!Array.isArray(list) || list.length === 0) return `${at}: ${k} must be a list of schemas`;
+    const skipped = k === 'anyOf' && list.some(alwaysValid);
     for (let i = 0; i < list.length; i++) {
-      const p = schemaProblem(list[i], `${at}.${k}[${i}]`);
+      const p = schemaProblem(list[i], `${at}.${k}[${i}]`, compiled && !skipped);
       if (p) return p;
     }
   }
   if (s.properties !== undefined) {
     if (!isSchema(s.properties)) return `${at}: properties must be a mapping`;
     for (const [name, sub] of Object.entries(s.properties)) {
-      const p = schemaProblem(sub, `${at}.properties.${name}`);
+      const p = schemaProblem(sub, `${at}.properties.${name}`, compiled);
       if (p) return p;
     }
   }
