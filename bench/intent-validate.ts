@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resourceList } from '../test/golden.js';
 import { fleetMix, fleetMixStream } from '../test/fleet-mix.js';
+import { builtinDisagreements } from '../test/schema-fuzz.js';
 import { envWithout, fmt, startTimes } from './_util.js';
 
 const root = join(import.meta.dirname, '..');
@@ -88,7 +89,19 @@ export async function run(): Promise<void> {
   }
   startOnTen();
   realSite();
+  walkerAgainstAjv();
   manyFindingsOneItem();
+}
+
+/** The built-in schemas' walker against ajv (test/schema-fuzz.ts), longer than in `npm test`: 2,000 documents per kind. */
+export function walkerAgainstAjv(): void {
+  const seed = Number(process.env.BENCH_SEED ?? 7);
+  const t = performance.now();
+  const r = builtinDisagreements(2_000, seed);
+  console.log(
+    `  schema walker against ajv: ${fmt(r.documents)} generated documents of ${r.kinds} built-in kinds (seed ${seed}; ${fmt(r.invalid)} invalid), ` +
+      `${r.failing.length} kind(s) disagreeing, ${fmt((performance.now() - t) / 1000, 1)} s${r.failing.length ? `\n    ${r.failing.join('\n    ')}` : ''}`,
+  );
 }
 
 /**
