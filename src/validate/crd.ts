@@ -1,8 +1,8 @@
 /**
- * CustomResourceDefinition openAPIV3Schema -> JSON schema (draft-07, for ajv), in process: the
- * same code turns the built-in CRDs into precompiled validators at build time (prebuild.mjs)
- * and any CRD found in the input into a validator at run time. What it does, like the API
- * server's structural schemas and kubeconform's strict mode:
+ * CustomResourceDefinition openAPIV3Schema -> JSON schema (draft-07, as ajv reads it; walked by
+ * validator.ts), in process: the same code turns the built-in CRDs into packed schemas at build
+ * time (prebuild.mjs) and any CRD found in the input into a validator at run time. What it
+ * does, like the API server's structural schemas and kubeconform's strict mode:
  * - `nullable: true` adds `null` to the type;
  * - OpenAPI's boolean `exclusiveMinimum`/`exclusiveMaximum` become draft-07's numeric ones;
  * - `x-kubernetes-int-or-string` accepts an integer or a string;
