@@ -1,16 +1,19 @@
 /**
- * A JSON-schema validator that walks the schema: for the built-in kinds, whose schemas the build
- * writes as JSON (prebuild.mjs, through crd.ts for CRDs). It replaces ajv's generated code there:
- * a Deployment's validator was 420 KB of code and a 159 KB code cache, read at every start that
- * met one (~470 page faults); its schema is 35 KB of JSON, and this walker is one small module.
+ * A JSON-schema validator that walks the schema, for the built-in kinds (whose schemas the build
+ * packs as JSON: prebuild.mjs, through crd.ts for CRDs) and for CRDs found in the input
+ * (schema.ts; `schemaProblem` first refuses what ajv refused to compile). It replaced ajv there:
+ * a Deployment's validator was 420 KB of generated code and a 159 KB code cache, read at every
+ * start that met one (~470 page faults); its schema is 35 KB of JSON. A CRD in the input cost
+ * ~350 ms for ajv to load and compile it.
  *
  * It knows the keywords those schemas hold (KEYWORDS; prebuild.mjs refuses a built-in schema
  * with any other) and reports what ajv reports for them, in ajv's order, with options
  * `allErrors: true, strict: false, validateFormats: false`: schema.ts turns these errors into
- * findings, and validator.test.ts checks them against ajv's on generated documents of every
- * built-in kind. ajv's order: a type error first when no keyword group of the type is present,
- * then the keywords that apply to any type ($ref beside others, enum, not, anyOf, oneOf, allOf),
- * then the number, string, array and object groups, each only when the value is of its type.
+ * findings. validator.test.ts and test/schema-fuzz.ts check them against ajv's on documents
+ * generated from every built-in kind. ajv's order: a type error first when no keyword group of
+ * the type is present, then the keywords that apply to any type ($ref beside others, const,
+ * enum, not, anyOf, oneOf, allOf), then the number, string, array and object groups, each only
+ * when the value is of its type.
  */
 
 export interface SchemaError {
