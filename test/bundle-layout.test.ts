@@ -189,6 +189,35 @@ describe('function bundles', () => {
     expect(missing.run).toEqual(used.run);
   });
 
+  it('a start loads only the node modules its run uses: no child process, crypto or network code for a validate of plain objects', () => {
+    // pre-commit and kustomize start these on every commit and build: node:child_process alone
+    // (with net, stream, dgram) was ~10 ms of every `baremetal-krm validate`, crypto ~5 ms
+    const dir = mkdtempSync(join(tmpdir(), 'bundle-modules-'));
+    const preload = join(dir, 'modules.cjs');
+    // written with writeSync: process.stderr itself would load net and stream
+    writeFileSync(
+      preload,
+      "const before = new Set(process.moduleLoadList);\nprocess.on('exit', () => require('node:fs').writeSync(2, JSON.stringify(process.moduleLoadList.filter((m) => !before.has(m))) + '\\n'));\n",
+    );
+    const file = join(dir, 'objects.yaml');
+    writeFileSync(file, 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\ndata: {k: v}\n');
+    const heavy = /^NativeModule (child_process|crypto|net|dgram|stream|os|http|https|tls|zlib)$/;
+    const runs: [string, string[], string | undefined][] = [
+      ['baremetal-krm validate', [join(dist, 'baremetal-krm.cjs'), 'validate', '--quiet', file], undefined],
+      ...(['intent-validate', 'bmh-from-redfish', 'site-from-catalogue', 'phase-plan-expand'] as const).map(
+        (fn) => [fn, [join(dist, `${fn}.cjs`)], INPUT] as [string, string[], string],
+      ),
+    ];
+    for (const [what, args, input] of runs) {
+      const r = spawnSync(process.execPath, ['-r', preload, ...args], { input: input ?? '', encoding: 'utf8' });
+      const loaded = JSON.parse(r.stderr.trim().split('\n').pop()!) as string[];
+      expect(
+        loaded.filter((m) => heavy.test(m)),
+        what,
+      ).toEqual([]);
+    }
+  });
+
   it('a launcher without its code says what is missing, without a stack trace', () => {
     const copy = copyOfDist();
     rmSync(join(copy.root, 'pkg', 'dist', 'lib'), { recursive: true });

@@ -3,7 +3,6 @@
  * a fleet repository, or only those a change touches, as a list or as a CI matrix (GitHub
  * Actions `strategy.matrix`, GitLab `parallel:matrix`), so that CI fans out one job per site.
  */
-import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from './args.js';
 import { changedSites, indexFleet, matrixEntries, type SitePackage } from '../fleet/sites.js';
@@ -49,7 +48,10 @@ export function gitChangedFiles(root: string, range: string): string[] {
   // A...B: what B changed since the merge base (what a pull request shows); A..B: between the two
   const revs = m[2] ? [`${m[1]}...${m[3]}`] : [m[1]!, m[3]!];
   const args = ['-c', 'core.quotePath=false', '-C', root, 'diff', '--name-only', '-z', '--no-renames', '--relative'];
-  const r = spawnSync('git', [...args, '--end-of-options', ...revs, '--'], { encoding: 'utf8', maxBuffer: 1 << 28 });
+  // node:child_process on first use: loading it (with net and stream) costs every CLI start ~10 ms
+  const r = process
+    .getBuiltinModule('node:child_process')
+    .spawnSync('git', [...args, '--end-of-options', ...revs, '--'], { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.error || r.status !== 0)
     throw new Error(`git diff ${range} failed in ${root}: ${(r.stderr || r.error?.message || '').trim().split('\n')[0]}`);
   return r.stdout.split('\0').filter((l) => l !== '');

@@ -4,7 +4,6 @@
  * `physicalLocation` (when the finding has a file) and a `partialFingerprints` entry made of
  * what stays the same while the problem does (rule, file, resource, field), never line numbers.
  */
-import { createHash } from 'node:crypto';
 import pkg from '../../package.json' with { type: 'json' };
 import { type CiFinding, type CiSeverity, type CiTool, repoRelative, sortFindings } from './ci-finding.js';
 
@@ -24,7 +23,8 @@ function uriOf(path: string): string {
 
 function fingerprint(f: CiFinding, uri: string): string {
   const parts = [f.rule, uri, f.resource ?? '', f.field ?? '', f.resource ? '' : (f.identity ?? f.message)];
-  return createHash('sha256').update(parts.join('\u0000')).digest('hex');
+  // node:crypto on first use (a SARIF report): loading it costs every CLI start ~5 ms
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(parts.join('\u0000')).digest('hex');
 }
 
 function result(f: CiFinding, ruleIndex: Map<string, number>, cwd: string): Record<string, unknown> {

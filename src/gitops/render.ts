@@ -4,7 +4,6 @@
  * SOPS: the nearest `.sops.yaml` above the package is handed to the functions as `SOPS_CONFIG`
  * (with the package folder, for its `path_regex`), unless the environment already names one.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { readPackageFiles } from '../krm/index.js';
@@ -52,11 +51,14 @@ function runKpt(site: string, env: Record<string, string | undefined>, log: (s: 
   const config = env.SOPS_CONFIG ?? findSopsConfig(site);
   if (config) extra.SOPS_CONFIG = config;
   const kpt = env.KPT || 'kpt';
-  const r = spawnSync(kpt, ['fn', 'render', '--allow-exec', '--truncate-output=false', site], {
-    env: { ...env, ...extra },
-    encoding: 'utf8',
-    maxBuffer: 1 << 28,
-  });
+  // node:child_process on first use: loading it (with net and stream) costs every CLI start ~10 ms
+  const r = process
+    .getBuiltinModule('node:child_process')
+    .spawnSync(kpt, ['fn', 'render', '--allow-exec', '--truncate-output=false', site], {
+      env: { ...env, ...extra },
+      encoding: 'utf8',
+      maxBuffer: 1 << 28,
+    });
   if (r.error) throw new RenderError(`cannot run ${kpt} (${r.error.message}): install kpt, set KPT, or render first and pass --no-kpt`);
   const text = `${r.stdout}${r.stderr}`.trimEnd();
   if (text) log(text);

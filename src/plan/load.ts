@@ -3,7 +3,6 @@
  * git commit (materialised by git.ts into a temporary folder, shown by their repository path).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join, posix, relative, resolve, sep } from 'node:path';
 import { repoRelative, repoRootOf } from '../cli/ci-finding.js';
 import { loadSite, type Site } from '../report/load.js';
@@ -50,7 +49,7 @@ export function loadGitPath(
     return { tree: indexTree(site, files), skipped: [...site.skipped, ...site.notes] };
   };
   if (commit === undefined) return index(loadSite(repoPath || '.', join(top, repoPath), { lazy: true }));
-  const dest = mkdtempSync(join(tmpdir(), 'baremetal-krm-plan-'));
+  const dest = mkdtempSync(join(process.getBuiltinModule('node:os').tmpdir(), 'baremetal-krm-plan-'));
   try {
     const n = materialize(commit, repoPath, dest, top);
     return index(n === 0 ? emptySite(repoPath, repoPath) : loadSite(repoPath || '.', join(dest, repoPath), { lazy: true }));

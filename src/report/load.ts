@@ -4,7 +4,6 @@
  * one) built first with `kubectl kustomize`. Each document becomes a KubeObject; its file is
  * remembered (relative to the site) so the report can say where a certificate lives.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
 import { formatLine, type HeaderProblem, KrmError, type KubeObject, sameData } from '../krm/index.js';
@@ -122,7 +121,8 @@ function addFile(site: Site, path: string, rel: string, lazy: boolean): void {
 /** Runs `kubectl kustomize DIR` (KUBECTL overrides the binary). */
 function kustomize(dir: string): string {
   const bin = process.env.KUBECTL || 'kubectl';
-  const r = spawnSync(bin, ['kustomize', dir], { encoding: 'utf8', maxBuffer: 1 << 30 });
+  // node:child_process on first use: loading it (with net and stream) costs every CLI start ~10 ms
+  const r = process.getBuiltinModule('node:child_process').spawnSync(bin, ['kustomize', dir], { encoding: 'utf8', maxBuffer: 1 << 30 });
   if (r.error)
     throw new SiteError(
       `cannot run "${bin} kustomize ${dir}" (${r.error.message}): install kubectl, set KUBECTL, or pass the rendered YAML instead`,
