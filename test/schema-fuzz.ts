@@ -5,19 +5,19 @@
  * wrong, run through both; the first disagreement on validity or errors is the result.
  */
 import { Ajv } from 'ajv';
+import { isRecord } from '../src/krm/data.js';
 import { BUILTIN_KEYS } from '../src/validate/generated/builtin-keys.js';
 import { unpackSchema } from '../src/validate/packed.js';
 import { type SchemaError, schemaValidator } from '../src/validate/validator.js';
 import { seededRandom } from './fleet-mix.js';
 
 export type Schema = Record<string, unknown>;
-export const isSchema = (s: unknown): s is Schema => !!s && typeof s === 'object' && !Array.isArray(s);
 
 /** The packed form (properties and definitions as pairs) back to a JSON schema, for ajv. */
 export function unpacked(s: unknown): unknown {
   if (typeof s === 'string') return s.startsWith('#') ? { $ref: s } : { type: s.includes(',') ? s.split(',') : s };
   if (s === true) return {};
-  if (!isSchema(s)) return s;
+  if (!isRecord(s)) return s;
   const out: Schema = {};
   for (const [k, v] of Object.entries(s)) {
     if ((k === 'properties' || k === 'definitions') && Array.isArray(v)) {
@@ -59,7 +59,7 @@ function generator(definitions: Schema, random: () => number) {
   const set = (o: Schema, k: string, v: unknown) =>
     Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
   const resolve = (s: unknown): unknown => {
-    for (let n = 0; isSchema(s) && typeof s.$ref === 'string' && n < 50; n++) s = definitions[s.$ref.slice('#/definitions/'.length)];
+    for (let n = 0; isRecord(s) && typeof s.$ref === 'string' && n < 50; n++) s = definitions[s.$ref.slice('#/definitions/'.length)];
     return s;
   };
   const stringFor = (): string => {
@@ -68,7 +68,7 @@ function generator(definitions: Schema, random: () => number) {
   };
   const value = (schema: unknown, depth: number): unknown => {
     const s = resolve(schema);
-    if (!isSchema(s) || random() < 0.06 || depth > 9) return pick(ODD_VALUES);
+    if (!isRecord(s) || random() < 0.06 || depth > 9) return pick(ODD_VALUES);
     if (Array.isArray(s.enum) && random() < 0.85) return pick(s.enum as unknown[]);
     if (s.const !== undefined && random() < 0.85) return s.const;
     for (const k of ['anyOf', 'oneOf', 'allOf'] as const)
@@ -79,11 +79,11 @@ function generator(definitions: Schema, random: () => number) {
       case 'object': {
         const o: Schema = {};
         const required = new Set(Array.isArray(s.required) ? (s.required as string[]) : []);
-        if (isSchema(s.properties))
+        if (isRecord(s.properties))
           for (const [k, sub] of Object.entries(s.properties))
             if (random() < (required.has(k) ? 0.92 : 0.45)) set(o, k, value(sub, depth + 1));
-        if (random() < 0.12) set(o, pick(ODD_KEYS), value(isSchema(s.additionalProperties) ? s.additionalProperties : {}, depth + 1));
-        if (isSchema(s.additionalProperties))
+        if (random() < 0.12) set(o, pick(ODD_KEYS), value(isRecord(s.additionalProperties) ? s.additionalProperties : {}, depth + 1));
+        if (isRecord(s.additionalProperties))
           for (let i = Math.floor(random() * 3); i > 0; i--) set(o, `k${i}`, value(s.additionalProperties, depth + 1));
         return o;
       }
@@ -136,7 +136,7 @@ export function kindDocuments(key: string, name: string, count: number, seed = 7
   const docs = Array.from({ length: count }, () => {
     const d = value(unpacked(packed.schema), 0);
     // most documents are of the kind, as in an input
-    if (isSchema(d) && random() < 0.9) Object.assign(d, { apiVersion, kind });
+    if (isRecord(d) && random() < 0.9) Object.assign(d, { apiVersion, kind });
     return d;
   });
   const v = schemaValidator(packed.schema, packed.definitions);

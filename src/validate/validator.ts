@@ -16,6 +16,8 @@
  * when the value is of its type.
  */
 
+import { isRecord } from '../krm/data.js';
+
 export interface SchemaError {
   instancePath: string;
   keyword: string;
@@ -28,35 +30,6 @@ export type SchemaValidator = ((data: unknown) => boolean) & { errors: SchemaErr
 
 type Schema = Record<string, unknown>;
 type Segment = string | number;
-
-/** The keywords the walker checks (plus `definitions`, where $ref points). */
-export const KEYWORDS: ReadonlySet<string> = new Set([
-  '$ref',
-  'type',
-  'const',
-  'enum',
-  'not',
-  'anyOf',
-  'oneOf',
-  'allOf',
-  'maximum',
-  'minimum',
-  'exclusiveMaximum',
-  'exclusiveMinimum',
-  'multipleOf',
-  'maxLength',
-  'minLength',
-  'pattern',
-  'maxItems',
-  'minItems',
-  'uniqueItems',
-  'items',
-  'maxProperties',
-  'minProperties',
-  'required',
-  'additionalProperties',
-  'properties',
-]);
 
 /**
  * What ajv reads and does not check: the walker ignores them too; any other keyword is refused.
@@ -104,7 +77,7 @@ function isType(type: string, d: unknown): boolean {
     case 'array':
       return Array.isArray(d);
     case 'object':
-      return !!d && typeof d === 'object' && !Array.isArray(d);
+      return isRecord(d);
     case 'integer':
       return typeof d === 'number' && !(d % 1) && !Number.isNaN(d);
     default:
@@ -159,13 +132,14 @@ const ORDER: ReadonlyMap<string, number> = new Map(
   ].flatMap((keys, group) => keys.map((k, i) => [k, group * 16 + i] as const)),
 );
 
-const isSchema = (s: unknown): s is Schema => !!s && typeof s === 'object' && !Array.isArray(s);
+/** The keywords the walker checks: `type` and those ORDER places (plus `definitions`, where $ref points). */
+export const KEYWORDS: ReadonlySet<string> = new Set(['type', ...ORDER.keys()]);
 
 /** A schema that accepts everything (ajv skips it): true, or one without a keyword. */
 function alwaysValid(s: unknown): boolean {
   if (typeof s === 'boolean') return s;
   if (typeof s === 'string') return false; // a packed type or $ref
-  if (!isSchema(s)) return false;
+  if (!isRecord(s)) return false;
   for (const k in s) if (KEYWORDS.has(k)) return false;
   return true;
 }
@@ -177,7 +151,7 @@ function alwaysValid(s: unknown): boolean {
  */
 function namedSchemas(v: unknown): unknown[] {
   if (Array.isArray(v)) return v;
-  return isSchema(v) ? Object.entries(v).flat() : [];
+  return isRecord(v) ? Object.entries(v).flat() : [];
 }
 
 /**
@@ -187,7 +161,7 @@ function namedSchemas(v: unknown): unknown[] {
  * schemas of a Deployment are such leaves. Values (enum, const) stay as they are.
  */
 export function packedSchema(s: unknown): unknown {
-  if (!isSchema(s)) return s;
+  if (!isRecord(s)) return s;
   const keys = Object.keys(s);
   if (keys.length === 0) return true;
   if (keys.length === 1 && keys[0] === 'type' && (typeof s.type === 'string' || (Array.isArray(s.type) && s.type.length > 1)))
@@ -195,7 +169,7 @@ export function packedSchema(s: unknown): unknown {
   if (keys.length === 1 && keys[0] === '$ref' && typeof s.$ref === 'string' && s.$ref.startsWith('#')) return s.$ref;
   const out: Schema = {};
   for (const [k, v] of Object.entries(s)) {
-    if (k === 'properties' && isSchema(v)) out[k] = packedDefinitions(v);
+    if (k === 'properties' && isRecord(v)) out[k] = packedDefinitions(v);
     else if (k === 'not' || k === 'items' || k === 'additionalProperties') out[k] = packedSchema(v);
     else if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf') && Array.isArray(v)) out[k] = v.map(packedSchema);
     else out[k] = v;
@@ -277,7 +251,7 @@ class Compiler {
   #compile(s: unknown): Check {
     if (typeof s === 'string') return s.startsWith('#') ? this.#ref(s) : typeOnly(s);
     if (s === false) return (_d, w) => report(w, 'false schema', {}, 'boolean schema is false');
-    if (!isSchema(s)) return NOTHING;
+    if (!isRecord(s)) return NOTHING;
     // the keywords present, in ajv's order (a schema has a handful)
     const present: string[] = [];
     for (const k in s) {
@@ -467,7 +441,7 @@ class Compiler {
  */
 function uniqueItems(items: unknown): Check {
   // the item schema's own `type` (a packed `$ref` has none: ajv then compares items deeply)
-  const t = typeof items === 'string' ? (items.startsWith('#') ? undefined : items.split(',')) : isSchema(items) ? items.type : undefined;
+  const t = typeof items === 'string' ? (items.startsWith('#') ? undefined : items.split(',')) : isRecord(items) ? items.type : undefined;
   const itemTypes: string[] = t === undefined ? [] : Array.isArray(t) ? (t as string[]) : [t as string];
   const byMap = itemTypes.length > 0 && !itemTypes.some((x) => x === 'object' || x === 'array');
   const fail = (w: Walk, i: number, j: unknown) =>
@@ -605,7 +579,7 @@ export function checkSchema(schema: unknown, definitions?: unknown): void {
   const seen = new Set<unknown>();
   const visit = (s: unknown): void => {
     if (typeof s === 'string') compiler.check(s); // a packed type or $ref: the reference must resolve
-    if (!isSchema(s) || seen.has(s)) return;
+    if (!isRecord(s) || seen.has(s)) return;
     seen.add(s);
     compiler.check(s);
     for (const k of ['not', 'items', 'additionalProperties']) visit(s[k]);
@@ -632,7 +606,7 @@ const COUNTS = ['maxLength', 'minLength', 'maxItems', 'minItems', 'maxProperties
  */
 export function schemaProblem(schema: unknown, at = '(root)', compiled = true): string | undefined {
   if (typeof schema === 'boolean') return undefined;
-  if (!isSchema(schema)) return `${at}: a schema must be a mapping or a boolean`;
+  if (!isRecord(schema)) return `${at}: a schema must be a mapping or a boolean`;
   const s = schema;
   for (const k of Object.keys(s)) {
     if (ANNOTATIONS.has(k)) continue;
@@ -694,7 +668,7 @@ export function schemaProblem(schema: unknown, at = '(root)', compiled = true): 
     }
   }
   if (s.properties !== undefined) {
-    if (!isSchema(s.properties)) return `${at}: properties must be a mapping`;
+    if (!isRecord(s.properties)) return `${at}: properties must be a mapping`;
     for (const [name, sub] of Object.entries(s.properties)) {
       const p = schemaProblem(sub, `${at}.properties.${name}`, compiled);
       if (p) return p;
