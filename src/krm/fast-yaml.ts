@@ -81,34 +81,17 @@ function parseDoubleQuoted(s: string): string {
 
 /** Reads a quoted scalar starting at s[i]; returns [value, index after the closing quote]. */
 function readQuoted(s: string, i: number): [string, number] {
-  const q = s[i];
-  if (q === "'") {
-    let out = '';
-    let j = i + 1;
-    for (;;) {
-      const k = s.indexOf("'", j);
-      if (k < 0) throw UNSURE; // multi-line single-quoted scalar
-      out += s.slice(j, k);
-      if (s[k + 1] === "'") {
-        out += "'";
-        j = k + 2;
-        continue;
-      }
-      return [out, k + 1];
-    }
-  }
-  let j = i + 1;
-  for (;;) {
-    const k = s.indexOf('"', j);
-    if (k < 0) throw UNSURE;
-    let bs = 0;
-    for (let b = k - 1; b > i && s[b] === '\\'; b--) bs++;
-    if (bs % 2 === 1) {
-      j = k + 1;
-      continue;
-    }
-    return [parseDoubleQuoted(s.slice(i, k + 1)), k + 1];
-  }
+  const q = s[i]!;
+  const k = closingQuote(s, i + 1, q);
+  if (k < 0) throw UNSURE; // a quoted scalar over several lines (BlockReader.quotedLines), or none
+  // (the double-quoted one read in place: a slice of the line, not a new string with its quotes)
+  return [q === "'" ? quotedContent(q, s.slice(i + 1, k)) : parseDoubleQuoted(s.slice(i, k + 1)), k + 1];
+}
+
+/** The value of a quoted scalar's text between its quotes (one line of it): '' is ', escapes are read. */
+function quotedContent(q: string, inner: string): string {
+  if (q === '"') return parseDoubleQuoted(`"${inner}"`);
+  return inner.includes("''") ? inner.replace(/''/g, "'") : inner;
 }
 
 /** Where the quote `q` that closes a scalar is in `s` from `from` (not a doubled ' or an escaped "), or -1. */
@@ -514,12 +497,12 @@ class BlockReader {
       }
       if (lineIndent[k]! <= parentIndent) break;
       const text = this.text(k);
+      const t = trimEndYaml(text);
       // spaces and a tab: blank to yaml, content here; left to yaml
-      if (trimEndYaml(text) === '') throw UNSURE;
+      if (t === '') throw UNSURE;
       // a continuation line may start with what a plain scalar may not (quotes, brackets: "in
       // use". in a description); an entry, key or comment indicator is left to yaml
       if (/^[-?:#]/.test(text)) throw UNSURE;
-      const t = trimEndYaml(text);
       if (t.includes(': ') || t.endsWith(':') || t.includes(' #') || t.includes('\t')) throw UNSURE;
       out += blank > 0 ? '\n'.repeat(blank) : ' ';
       out += t;
@@ -540,11 +523,12 @@ class BlockReader {
   quotedLines(parentIndent: number, rest: string): string {
     const q = rest[0]!;
     const piece = (t: string): string => {
-      if (q === "'") return t.replace(/''/g, "'");
-      let bs = 0;
-      for (let b = t.length - 1; b >= 0 && t[b] === '\\'; b--) bs++;
-      if (bs % 2 === 1) throw UNSURE; // an escaped line break
-      return parseDoubleQuoted(`"${t}"`);
+      if (q === '"') {
+        let bs = 0;
+        for (let b = t.length - 1; b >= 0 && t[b] === '\\'; b--) bs++;
+        if (bs % 2 === 1) throw UNSURE; // an escaped line break
+      }
+      return quotedContent(q, t);
     };
     if (rest.includes('\t')) throw UNSURE;
     let value = piece(trimEndYaml(rest.slice(1)));
