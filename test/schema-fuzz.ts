@@ -5,7 +5,7 @@
  * wrong, run through both; the first disagreement on validity or errors is the result.
  */
 import { Ajv } from 'ajv';
-import { isRecord } from '../src/krm/data.js';
+import { isRecord } from '../src/krm/index.js';
 import { BUILTIN_KEYS } from '../src/validate/generated/builtin-keys.js';
 import { unpackSchema } from '../src/validate/packed.js';
 import { type SchemaError, schemaValidator } from '../src/validate/validator.js';

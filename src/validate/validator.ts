@@ -16,7 +16,7 @@
  * when the value is of its type.
  */
 
-import { isRecord } from '../krm/data.js';
+import { isRecord } from '../krm/index.js';
 
 export interface SchemaError {
   instancePath: string;
