@@ -26,7 +26,8 @@ const UNSURE = new Unsure();
 function intResolve(text: string, offset: number, radix: number): number {
   const sign = text[0];
   if (sign === '-' || sign === '+') offset += 1;
-  const n = parseInt(text.substring(offset).replace(/_/g, ''), radix);
+  const digits = offset === 0 ? text : text.substring(offset);
+  const n = parseInt(digits.includes('_') ? digits.replace(/_/g, '') : digits, radix);
   return sign === '-' ? -1 * n : n;
 }
 
@@ -381,14 +382,12 @@ class BlockReader {
   }
 
   /**
-   * Runs `read` one collection deeper: the depth counts the collections open around the current
-   * line (nesting), not every collection read, so a long list of small mappings stays fast.
+   * One collection deeper (map and seq, around reading it): the depth counts the collections
+   * open around the current line (nesting), not every collection read, so a long list of small
+   * mappings stays fast. Not a helper taking a closure: that was a closure per collection read.
    */
-  deeper<T>(read: () => T): T {
+  enter(): void {
     if (++this.depth > MAX_DEPTH) throw UNSURE; // yaml-read reports it, positioned
-    const v = read();
-    this.depth--;
-    return v;
   }
 
   skipBlank(): void {
@@ -410,7 +409,10 @@ class BlockReader {
 
   /** A block sequence whose first entry is `text` at column `indent`. */
   seq(indent: number, firstText: string): unknown[] {
-    return this.deeper(() => this.#entries(indent, firstText));
+    this.enter();
+    const v = this.#entries(indent, firstText);
+    this.depth--;
+    return v;
   }
 
   #entries(indent: number, firstText: string): unknown[] {
@@ -419,12 +421,10 @@ class BlockReader {
     for (;;) {
       // text is "- ..." or "-"
       this.n++; // consume the line holding the entry indicator
-      let rest = text === '-' ? '' : text.slice(2);
-      let col = indent + 2;
-      while (rest.startsWith(' ')) {
-        rest = rest.slice(1);
-        col++;
-      }
+      let at = 2; // past "- " (text is "-" alone: nothing past it)
+      while (text.charCodeAt(at) === 32) at++;
+      const rest = text === '-' ? '' : text.slice(at);
+      const col = indent + at;
       if (rest.startsWith('\t')) throw UNSURE; // white space yaml skips and this reader would read
       out.push(this.entryValue(indent, rest, col, true));
       this.skipBlank();
@@ -571,7 +571,10 @@ class BlockReader {
   }
 
   map(indent: number, firstText: string): Record<string, unknown> {
-    return this.deeper(() => this.#pairs(indent, firstText));
+    this.enter();
+    const v = this.#pairs(indent, firstText);
+    this.depth--;
+    return v;
   }
 
   #pairs(indent: number, firstText: string): Record<string, unknown> {
@@ -583,12 +586,11 @@ class BlockReader {
       if (ke < 0) throw UNSURE;
       const key = readKey(text.slice(0, ke));
       if (Object.hasOwn(out, key)) throw UNSURE; // yaml reports duplicates
-      let rest = text.slice(ke + 1);
-      let col = indent + ke + 1;
-      while (rest.startsWith(' ') || rest.startsWith('\t')) {
-        rest = rest.slice(1);
-        col++;
-      }
+      // past the colon and the white space after it: one slice (not one per space)
+      let at = ke + 1;
+      for (let c = text.charCodeAt(at); c === 32 || c === 9; c = text.charCodeAt(at)) at++;
+      const rest = text.slice(at);
+      const col = indent + at;
       this.n++;
       out[key] = this.entryValue(indent, rest, col, false);
       this.skipBlank();

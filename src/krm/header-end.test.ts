@@ -58,6 +58,17 @@ describe('headerEnd', () => {
       '"kind": x',
       'kind:x',
       `${'k'.repeat(70)}: v`,
+      `${'k'.repeat(63)}: v`, // the colon at the 64-character window's edge
+      `${'k'.repeat(62)}: v`,
+      'a1.b/c-d_e: x',
+      '_x: y',
+      '1a: x',
+      '.a: x',
+      'kindx: y',
+      'kin: y',
+      'apiVersions: v1',
+      'metadata:\tx',
+      'kind:',
     );
     const line = fc.tuple(fc.integer({ min: 0, max: 7 }), content).map(([ind, c]) => ' '.repeat(ind) + c);
     const item = fc

@@ -173,7 +173,9 @@ const KUSTOMIZATION_FILE = /(?:^|\/)(?:kustomization\.ya?ml|Kustomization)$/;
  */
 function checkItems(items: readonly KubeObject[], results: Results): boolean {
   let readable = true;
-  for (const [i, o] of items.entries()) {
+  // indexed, not items.entries(): an [index, item] pair per item is garbage at 100k items
+  for (let i = 0; i < items.length; i++) {
+    const o = items[i]!;
     let problems: readonly HeaderProblem[];
     try {
       o.check();
@@ -395,9 +397,11 @@ function itemsNamedBy(results: readonly Result[], items: readonly KubeObject[]):
     `${r.apiVersion ?? ''}|${r.kind ?? ''}|${r.namespace ?? ''}|${r.name ?? ''}`;
   const named = new Set(results.flatMap((r) => (r.resourceRef ? [key(r.resourceRef)] : [])));
   if (named.size === 0) return [];
+  // the name first (no ref object and key made for each of 100k items when results name a few)
+  const names = new Set(results.map((r) => r.resourceRef?.name ?? ''));
   return items.filter((o) => {
     try {
-      return named.has(key(o.ref()));
+      return names.has(o.name) && named.has(key(o.ref()));
     } catch {
       return false;
     }
