@@ -5,6 +5,7 @@
  */
 import { readdirSync, realpathSync, statSync } from 'node:fs';
 import {
+  addCredentialsOf,
   API_VERSION,
   collectBeforeResults,
   collectGarbage,
@@ -460,12 +461,4 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   const errors = count('error');
   err(`${errors} error(s), ${count('warning')} warning(s), ${count('info')} info in ${objects} object(s) from ${files.length} file(s)\n`);
   return errors > 0 ? 1 : 0;
-}
-
-function addCredentialsOf(secrets: Redactor, o: KubeObject): void {
-  try {
-    secrets.addData(loadYaml(o.body));
-  } catch {
-    // a document that does not parse is reported by its position, never by its text
-  }
 }

@@ -19,6 +19,7 @@ export {
 export { readInput, type ParsedInput } from './resource-list.js';
 export { InstallError, loadInstalled, missingInstallFile } from './install.js';
 export { loadYaml } from './fast-yaml.js';
+export { addCredentialsOf } from './credentials.js';
 export { parsedFieldLines } from './field-lines.js';
 export { schemaMarkdown, schemaReference, type JsonSchema } from './schema-doc.js';
 export { lazy, yamlLib, PARSE_OPTIONS } from './lazy.js';

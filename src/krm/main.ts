@@ -21,7 +21,7 @@ import {
   readAllBytes,
 } from './input-bytes.js';
 import { plainYaml } from './emit.js';
-import { loadYaml } from './fast-yaml.js';
+import { addCredentialsOf } from './credentials.js';
 import { InstallError, missingInstallFile } from './install.js';
 import { formatResult, Results, type Result } from './results.js';
 import { schemaReference, type JsonSchema } from './schema-doc.js';
@@ -388,9 +388,6 @@ function outputChunks(parsed: ParsedInput, items: KubeObject[], results: Results
   return writeOutputChunks(parsed, items, results.list).chunks;
 }
 
-/** Cheap test of an item's text: one without any of these holds no credential to look for. */
-const MAY_HOLD_CREDENTIALS = /pass|pwd|secret|token|credential|auth|key|user|@|ENC\[|PRIVATE|Basic|Bearer|kind: *Secret/i;
-
 /** The input items results are about (a message quotes the item it names): the others are not read again. */
 function itemsNamedBy(results: readonly Result[], items: readonly KubeObject[]): KubeObject[] {
   const key = (r: { apiVersion?: string; kind?: string; namespace?: string; name?: string }): string =>
@@ -406,17 +403,6 @@ function itemsNamedBy(results: readonly Result[], items: readonly KubeObject[]):
       return false;
     }
   });
-}
-
-function addCredentialsOf(secrets: Redactor, o: KubeObject): void {
-  const body = o.body; // made from the input's text at each use: once here
-  if (!MAY_HOLD_CREDENTIALS.test(body)) return;
-  try {
-    // read again rather than through o.data: the tree is not kept (a function may have dropped its own)
-    secrets.addData(o.changed ? o.data : loadYaml(body));
-  } catch {
-    // an item that does not parse holds nothing the function could have quoted from its data
-  }
 }
 
 /** What a run wrote, compared with its input: `wrote nothing (...)` or `wrote 2 new, 1 changed item(s)`. */
