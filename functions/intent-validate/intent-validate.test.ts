@@ -346,6 +346,30 @@ items:
     ]);
   });
 
+  it("skips kpt's annotations: line by metadata's own block, not by another top-level mapping's annotations: key", async () => {
+    // w.yaml: apiVersion, kind, metadata:, name, spec:, annotations:, own, image (line 8); kpt
+    // added metadata's annotations: and its two lines. A later `  annotations:` (spec's) once
+    // took the place of metadata's in that count, and the line came out one too far.
+    const widget = `apiVersion: config.kubernetes.io/v1
+kind: ResourceList
+items:
+- apiVersion: example.com/v1
+  kind: Widget
+  metadata:
+    name: w
+    annotations:
+      config.kubernetes.io/index: '0'
+      config.kubernetes.io/path: 'w.yaml'
+  spec:
+    annotations:
+      own: x
+    image: CHANGEME
+`;
+    const r = await runFunction(definition, widget);
+    const leftover = r.results.filter((x) => x.tags?.rule === 'template-leftover');
+    expect(leftover.map((x) => [x.file?.path, x.tags?.line])).toEqual([['w.yaml', '8']]);
+  });
+
   it('keeps the line in the input for a piped stream (no path annotation)', async () => {
     const r = await runFunction(definition, '# hosts\napiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: cGFzcw==\n');
     expect(r.results.map((x) => x.tags?.line)).toEqual(['7']);

@@ -63,30 +63,37 @@ function fileLines(o: KubeObject, bodyOf = () => o.body): (line: number) => numb
   // wrote the document anew); else only the first document's, from line 1
   const start = o.fileLine ?? 1;
   if (o.fileLine === null || (o.fileLine === undefined && (file.index ?? 0) !== 0)) return () => undefined;
-  // the annotation lines the tool added (ascending), the last `annotations:` line, and whether it holds any of the file's own
+  // the annotation lines the tool added (ascending), metadata's `annotations:` line, and whether it holds any of the file's own
   const injected: number[] = [];
   let annotationsAt = -1;
-  let inAnnotations = false;
   let own = 0;
-  // the lines from the first `annotations:` on (the lines above it hold none)
+  // the lines of the top-level metadata: block only, to its end (another top-level mapping may
+  // have an annotations: key of its own; the lines after metadata hold none of the tool's)
   const body = bodyOf();
-  const found = ANNOTATIONS_LINE.exec(body);
-  const from = found ? found.index + found[0].length : -1;
-  const lines = from < 0 ? [] : body.slice(from).split('\n');
-  const before = from < 0 ? 0 : countLines(body, from);
-  for (let j = 0; j < lines.length; j++) {
-    const l = lines[j]!;
-    const i = before + j;
-    if (/^ {2}annotations:\s*$/.test(l)) {
-      annotationsAt = i;
-      inAnnotations = true;
-      continue;
+  const meta = METADATA_LINE.exec(body);
+  if (meta) {
+    let at = meta.index + meta[0].length; // the end of the metadata: line
+    let i = countLines(body, at);
+    let inAnnotations = false;
+    while (at < body.length) {
+      at++; // past the line break: the next line
+      i++;
+      const nl = body.indexOf('\n', at);
+      const stop = nl < 0 ? body.length : nl;
+      const l = body.slice(at, stop);
+      at = stop;
+      if (TOP_LEVEL_KEY.test(l)) break; // metadata: ends
+      if (/^ {2}annotations:\s*$/.test(l)) {
+        annotationsAt = i;
+        inAnnotations = true;
+        continue;
+      }
+      if (!inAnnotations) continue;
+      if (/^ {4}\S/.test(l)) {
+        if (!INJECTED.test(l)) own++;
+        else injected.push(i);
+      } else if (!/^ {5}/.test(l)) inAnnotations = false;
     }
-    if (!inAnnotations) continue;
-    if (/^ {4}\S/.test(l)) {
-      if (!INJECTED.test(l)) own++;
-      else injected.push(i);
-    } else if (!/^ {5}/.test(l)) inAnnotations = false;
   }
   return (line) => {
     const rel = line - (o.sourceLine ?? 1); // 0-based in the item
@@ -97,8 +104,11 @@ function fileLines(o: KubeObject, bodyOf = () => o.body): (line: number) => numb
   };
 }
 
-/** Up to the start of a line `  annotations:...` (the loop below decides whether it is metadata's). */
-const ANNOTATIONS_LINE = /(?:^|\n)(?= {2}annotations:)/;
+/** The top-level `metadata:` line (to its end, before the line break). */
+const METADATA_LINE = /(?:^|\n)metadata:[^\n]*/;
+
+/** A line at column 0 that is not a comment: the next top-level key (or a document marker). */
+const TOP_LEVEL_KEY = /^[^\s#]/;
 
 /** How many of the ascending `lines` are before `rel` (binary search). */
 function injectedBefore(lines: readonly number[], rel: number): number {
