@@ -8,6 +8,7 @@ import type { Document } from 'yaml';
 import { dotted, intern, isRecord, sameData } from './data.js';
 import { emitLikeYaml } from './emit.js';
 import { parsedFieldLines } from './field-lines.js';
+import { jsonErrorAt, jsonErrorKind } from './json-syntax.js';
 import { fastLoad } from './fast-yaml.js';
 import { type HeaderProblem, headerProblems, typeOf } from './header.js';
 import { stringifyJson, writtenNumbers } from './json-scan.js';
@@ -301,20 +302,20 @@ export class KubeObject {
       return new KrmError(`${this.#name()} is not valid ${what}${where}: ${e.detail}`);
     }
     if (e instanceof SyntaxError) {
-      // V8 quotes the input in some messages: keep the position, never the text
-      const at = /at position (\d+)/.exec(e.message);
+      // JSON.parse failed. V8's message quotes the text around the error (a credential, in a
+      // Secret): the message is made from where the text stops being JSON and what is there
+      const raw = this.#raw ?? '';
+      const at = jsonErrorAt(raw);
       let where = '';
-      if (at) {
-        const { line, col } = lineCol(this.#raw ?? '', Number(at[1]));
+      let why = 'not JSON';
+      if (at >= 0) {
+        const { line, col } = lineCol(raw, at);
         where =
           this.sourceLine !== undefined
             ? ` at line ${this.sourceLine + line - 1}, column ${col}`
             : ` at line ${line}, column ${col} of the item`;
+        why = jsonErrorKind(raw, at);
       }
-      const why = e.message
-        .replace(/, ".*" is not valid JSON$/s, '')
-        .replace(/^Unexpected token '.*'/s, 'Unexpected character')
-        .replace(/ in JSON at position \d+$/, '');
       return new KrmError(`${this.#name()} is not valid JSON${where}: ${why}`);
     }
     throw e;

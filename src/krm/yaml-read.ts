@@ -122,11 +122,12 @@ class Converter {
     let out: unknown;
     if (Y.isAlias(node)) {
       const a = this.anchors.get(node.source);
-      if (!a) this.fail(node, `alias *${node.source} has no anchor &${node.source} before it`, 'UNKNOWN_ANCHOR');
+      // the alias is not named: an unquoted value that starts with `*` is an alias (`password: *s3cr3t`)
+      if (!a) this.fail(node, 'an alias (*name) with no anchor (&name) of its name before it', 'UNKNOWN_ANCHOR');
       if (a === OPEN)
         this.fail(
           node,
-          `alias *${node.source} stands inside the value its anchor &${node.source} names (a value that contains itself): kubectl and kustomize cannot read it either`,
+          'an alias stands inside the value its anchor names (a value that contains itself): kubectl and kustomize cannot read it either',
           'RECURSIVE_ALIAS',
         );
       this.count += a.size;
@@ -381,10 +382,28 @@ function firstError(src: string, docs: Document.Parsed[]): YamlReadError | undef
     const e = d.errors[0];
     if (e) {
       const { line, col } = lineCol(src, e.pos[0]);
-      return new YamlReadError(e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), line, col, e.code);
+      return new YamlReadError(withoutText(e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')), line, col, e.code);
     }
   }
   return undefined;
+}
+
+/**
+ * `yaml`'s messages that quote the text (a tag, an escape, a directive, a block scalar's header),
+ * said without it: the text may be a credential (`password: !s3cr3t`), and the message has its
+ * line and column. Others name only YAML's own indicators and token types.
+ */
+const QUOTING_MESSAGES: [RegExp, string][] = [
+  [/tags?/i, 'a tag this reader does not resolve (the core tags !!str, !!int ..., and local tags defined by a %TAG directive)'],
+  [/^Invalid escape sequence/, 'an invalid escape sequence in a double-quoted string'],
+  [/^Block scalar header includes extra characters/, 'a block scalar header with more than | or > and its indicators'],
+  [/^Unknown directive/, 'an unknown directive (YAML has %YAML and %TAG)'],
+  [/^Unsupported YAML version/, 'an unsupported YAML version in a %YAML directive'],
+];
+
+function withoutText(message: string): string {
+  for (const [quoting, said] of QUOTING_MESSAGES) if (quoting.test(message)) return said;
+  return message;
 }
 
 /** A CR that is not half of a CRLF: a line break of its own (old Mac line ends), to go-yaml and to both readers. */
