@@ -87,6 +87,9 @@ describe('credentials written inline', () => {
     ['Authorization: Basic YWRtaW46cGFzc3dvcmQ=', 'Authorization: Basic ***'],
     ['Bearer eyJhbGciOiJIUzI1NiJ9.e30.x', 'Bearer ***'],
     ['https://admin:pw@10.0.0.1/redfish', 'https://***@10.0.0.1/redfish'],
+    ['https://git:p@ssW0rd9@github.com/x/y', 'https://***@github.com/x/y'], // the authority's last @ ends it
+    ['url: https://u:a@b@c@host:8443/x?q=a@b', 'url: https://***@host:8443/x?q=a@b'],
+    ['dsn: app:s3cr3t-1@tcp(db:3306)/site', 'dsn: ***@tcp(db:3306)/site'], // a Go database DSN
     ['{"password": "s3cr3t-1", "user": "x"}', '{"password": "***", "user": "x"}'],
     ['data: ENC[AES256_GCM,data:abc=,iv:x,tag:y,type:str]', 'data: (encrypted)'],
     ['-----BEGIN EC PRIVATE KEY-----\nMHc\n-----END EC PRIVATE KEY-----', '(private key)'],
@@ -226,5 +229,24 @@ describe('Redactor: the credentials of one run', () => {
     const paths: string[] = [];
     forEachCredential({ spec: { envVars: ['IMAGE_TYPE=iso', 'BMC_PASSWORD=x1'], image: 'x' } }, (_v, p) => paths.push(p.join('.')));
     expect(paths).toEqual(['spec.envVars.1']);
+  });
+});
+
+describe('URL user information, generated', () => {
+  it('user:password@ is masked whole, whatever the password holds but white space and /', () => {
+    const part = (chars: string) => fc.string({ unit: fc.constantFrom(...chars.split('')), minLength: 1, maxLength: 12 });
+    fc.assert(
+      fc.property(
+        part('abcXYZ019._-'),
+        part('abcXYZ019@:%!#?&=+$._-'),
+        fc.constantFrom('https', 'redfish+http', 'git'),
+        (user, pw, scheme) => {
+          expect(redactText(`see ${scheme}://${user}:${pw}@host.example:8443/x?y=1 now`)).toBe(
+            `see ${scheme}://***@host.example:8443/x?y=1 now`,
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 });

@@ -127,7 +127,14 @@ export function quoteValue(root: unknown, path: readonly (string | number)[], v:
 const MASK = '***';
 const PEM_PRIVATE_KEY = /-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g;
 const SOPS_VALUE = /ENC\[[A-Za-z0-9_]+,[^\]\s]*\]/g;
-const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
+/**
+ * `scheme://user:password@host`: the user information runs to the authority's last `@` (as URL
+ * parsers, git and curl split it), so a password may hold an `@` (`https://git:p@ss@host`); it
+ * ends at white space or the path's `/`.
+ */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/]*@/gi;
+/** `user:password@tcp(` (or unix, udp): a Go database DSN's credentials */
+const DSN_CREDENTIALS = /(?<![\w/@:.%+-])[\w.%+-]+:[^\s@/]+@(?=(?:tcp|udp|unix)\()/g;
 /** `Authorization: Basic <token>`: the token, when it looks like one (not "Basic authentication"). */
 const AUTH_SCHEME = /\b(Basic|Bearer|Token|Digest|Negotiate)(\s+)([A-Za-z0-9+/=._~-]{6,})/g;
 const AUTH_SCHEME_WORD = /Basic|Bearer|Token|Digest|Negotiate/;
@@ -169,6 +176,8 @@ const TEXT_RULES: readonly Rule[] = [
     ([m, scheme]) =>
       m!.slice(scheme!.length, -1).includes(':') ? { secret: m!.slice(scheme!.length, -1), shown: `${scheme}${MASK}@` } : undefined,
   ],
+  // Go's database DSN (`user:password@tcp(host:3306)/db`): user information without a scheme
+  [DSN_CREDENTIALS, (s) => s.includes('@'), ([m]) => ({ secret: m!.slice(0, -1), shown: `${MASK}@` })],
   [PEM_PRIVATE_KEY, (s) => s.includes('PRIVATE KEY'), ([m]) => ({ secret: m!, shown: '(private key)' })],
   [SOPS_VALUE, (s) => s.includes('ENC['), ([m]) => ({ secret: m!, shown: '(encrypted)' })],
   [
