@@ -64,6 +64,8 @@ class Rare {
   readWhole = false;
   /** what is wrong with the header (header.ts), when anything is */
   headerProblems: readonly HeaderProblem[] | undefined = undefined;
+  /** whether one of them leaves the item's identity unknown (asked once per problem: decided once) */
+  identityUnknown = false;
   /** why the item is written anew rather than patched line by line (the first reason), and whether from its data */
   rewrite: { why: string; fromData: boolean } | undefined = undefined;
 }
@@ -272,6 +274,7 @@ export class KubeObject {
   }
 
   #invalidate(): void {
+    if (KubeObject.#lines?.o === this) KubeObject.#lines = undefined;
     if (this.#form === 'json' && this.#raw !== undefined) this.#more().jsonOriginal = this.#raw;
     this.#raw = undefined;
     this.#metadata = undefined;
@@ -410,7 +413,11 @@ export class KubeObject {
     this.#kind = typeof o.kind === 'string' ? intern(o.kind) : '';
     this.#metadata = metadata;
     const problems = headerProblems(o);
-    if (problems.length > 0 || this.#rare?.headerProblems) this.#more().headerProblems = problems.length > 0 ? problems : undefined;
+    if (problems.length > 0 || this.#rare?.headerProblems) {
+      const rare = this.#more();
+      rare.headerProblems = problems.length > 0 ? problems : undefined;
+      rare.identityUnknown = problems.some((p) => p.identity);
+    }
     return metadata;
   }
 
@@ -434,7 +441,8 @@ export class KubeObject {
 
   /** Whether apiVersion, kind, namespace and name are what the header says (no header problem leaves them unknown). */
   get identityKnown(): boolean {
-    return !this.headerProblems.some((p) => p.identity);
+    this.#head();
+    return !this.#rare?.identityUnknown;
   }
 
   /**
@@ -796,6 +804,13 @@ export class KubeObject {
    * item started (files read by the CLI), else within the item's text.
    */
   lineOf(path: Path | string): number | undefined {
-    return parsedFieldLines(this)(path); // many fields of one item: keep the lookup (field-lines.ts)
+    // the lookup parses the item: kept for the last item asked (callers ask for an item's fields
+    // one after another: a thousand header problems on one item were a thousand parses), and
+    // for that one only, so that a large run keeps no index per item
+    if (KubeObject.#lines?.o !== this) KubeObject.#lines = { o: this, lookup: parsedFieldLines(this) };
+    return KubeObject.#lines.lookup(path);
   }
+
+  /** The field-line lookup of the last item lineOf was asked about (dropped when that item changes). */
+  static #lines: { o: KubeObject; lookup: (path: Path | string) => number | undefined } | undefined;
 }

@@ -60,9 +60,18 @@ function headerProblemsOf(o: KubeObject): readonly HeaderProblem[] {
 
 /** Removes the findings (of the schema rule, in practice) on header fields the reader already named. */
 function dropRepeated(findings: Finding[], said: Map<KubeObject, readonly HeaderProblem[]>): void {
+  // each item's problem fields as a set, a finding's field and its dotted prefixes looked up in
+  // it: a thousand numeric labels are a thousand problems and a thousand schema findings on one
+  // item, and comparing each finding with each problem was a million comparisons
+  const fields = new Map<KubeObject, Set<string>>();
+  for (const [o, problems] of said) fields.set(o, new Set(problems.map((p) => p.field)));
   const repeats = (f: Finding): boolean => {
-    const problems = f.object && f.field !== undefined ? said.get(f.object) : undefined;
-    return problems?.some((p) => f.field === p.field || f.field!.startsWith(`${p.field}.`)) ?? false;
+    const set = f.object && f.field !== undefined ? fields.get(f.object) : undefined;
+    if (!set) return false;
+    const field = f.field!;
+    if (set.has(field)) return true;
+    for (let dot = field.indexOf('.'); dot >= 0; dot = field.indexOf('.', dot + 1)) if (set.has(field.slice(0, dot))) return true;
+    return false;
   };
   let kept = 0;
   for (const f of findings) if (!repeats(f)) findings[kept++] = f;
