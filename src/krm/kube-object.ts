@@ -16,7 +16,7 @@ import { PARSE_OPTIONS, writeTags, yamlLib } from './lazy.js';
 import { dedentItem, endsLine, headerEnd, indentItem } from './scan.js';
 import { scalarText, setScalarInText } from './text-patch.js';
 import { AliasCopyLimit, aliasTargets, EditPathError, type EditPlace, prepareEdit, repairAliases } from './yaml-edit.js';
-import { documentData, lineCol, readYaml, YamlReadError, yamlDocument } from './yaml-read.js';
+import { documentData, lineCol, readYaml, tagPrologue, YamlReadError, yamlDocument } from './yaml-read.js';
 
 /** How new and edited items are written: kyaml's layout, no folding, no anchors, YAML 1.1 quoting, strings YAML cannot hold as they are escaped. */
 export const EMIT_OPTIONS = {
@@ -337,7 +337,7 @@ export class KubeObject {
     const fast = fastLoad(text);
     if (fast !== undefined) return fast;
     try {
-      const r = readYaml(text);
+      const r = readYaml(text, this.#form === 'doc' ? tagPrologue(this.lead) : '');
       for (const n of r.notes) {
         const lines = n.lines.map((l) => (this.sourceLine ?? 1) + l - 1);
         const shown = lines.length

@@ -94,3 +94,19 @@ describe('reading odd layouts', () => {
     expect((await runFunction(identity, text)).output).toBe(text);
   });
 });
+
+describe('%TAG directives in a stream', () => {
+  const tagged = (value: string) => `%TAG !e! tag:yaml.org,2002:\n---\n${cm('a', `data:\n  x: ${value}\n`)}`;
+  it('a document is read with the directives before it, as the whole stream reads', () => {
+    const [o] = readInput(`${cm('first')}---\n${tagged('!e!str 1')}`).items.slice(1);
+    expect(o!.readData()).toEqual(Y.parse(tagged('!e!str 1'), PARSE_OPTIONS));
+  });
+
+  it('passes through, and a reading error in such a document keeps its line in the input', async () => {
+    const r = await runFunction(identity, tagged('!e!str 1'));
+    expect(r.exitCode).toBe(0);
+    expect(r.output).toBe(tagged('!e!str 1'));
+    const [bad] = readInput(`${tagged('!e!str 1')}  y: *nope\n`).items;
+    expect(() => bad!.readData()).toThrow(/at line 9, column 6: an alias/);
+  });
+});

@@ -35,6 +35,12 @@ export class YamlReadError extends Error {
   }
 }
 
+function countBreaks(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
 /** 1-based line and column of a character offset. */
 export function lineCol(src: string, offset: number): { line: number; col: number } {
   let line = 1;
@@ -474,8 +480,33 @@ function readYamlAll(src: string): YamlRead[] {
   return docs.map((d, i) => ({ value: new Converter(text, d).value(d.contents as YamlNode | null), notes: i === 0 ? notes : [] }));
 }
 
-/** Reads one YAML document as plain data (null when empty). Throws YamlReadError, positioned. */
-export function readYaml(src: string): YamlRead {
+/**
+ * The `%TAG` directives of a stream document's lead (what stands before it: the last document's
+ * end, comments, directives, `---`), as a prologue to read the document with: a tag handle they
+ * define (`!e!str`) resolves only with them, and the document is read apart from its lead.
+ * '' when there are none (almost always).
+ */
+export function tagPrologue(lead: string): string {
+  if (!lead.includes('%TAG')) return '';
+  const lines = lead.match(/^%TAG[ \t][^\r\n]*/gm);
+  return lines ? `${lines.join('\n')}\n---\n` : '';
+}
+
+/**
+ * Reads one YAML document as plain data (null when empty), after `prologue` (tagPrologue) when
+ * given: lines in errors and notes are the document's own. Throws YamlReadError, positioned.
+ */
+export function readYaml(src: string, prologue = ''): YamlRead {
+  if (prologue !== '') {
+    const shift = countBreaks(prologue);
+    try {
+      const r = readYaml(prologue + src);
+      return { value: r.value, notes: r.notes.map((n) => ({ ...n, lines: n.lines.map((l) => l - shift) })) };
+    } catch (e) {
+      if (!(e instanceof YamlReadError) || e.line === undefined) throw e;
+      throw new YamlReadError(e.detail, Math.max(1, e.line - shift), e.col, e.code);
+    }
+  }
   const all = readYamlAll(src);
   if (all.length > 1)
     throw new YamlReadError('more than one YAML document (`---`) where one was expected', undefined, undefined, 'MULTIPLE_DOCS');

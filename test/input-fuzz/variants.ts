@@ -120,7 +120,7 @@ function lineHash(line: string): number {
 const LINE_BREAKS = ['\r', '\n', '\r\n', '\r', '\r\n'];
 
 const SEPARATORS = ['---\n', '--- # next\n', '...\n---\n', '\n---\n\n', '---\n# comment-only document\n---\n'];
-const STARTS = ['', '---\n', '# head\n---\n', '%YAML 1.1\n---\n'];
+const STARTS = ['', '---\n', '# head\n---\n', '%YAML 1.1\n---\n', '%TAG !e! tag:yaml.org,2002:\n---\n'];
 const ENDS = ['', '...\n', '# tail\n', '---\n# an empty document\n'];
 
 export const layoutArb: fc.Arbitrary<Layout> = fc.record({
