@@ -86,6 +86,8 @@ describe('credentials written inline', () => {
     ['run --token=s3cr3t-1 --port 80', 'run --token=*** --port 80'],
     ['Authorization: Basic YWRtaW46cGFzc3dvcmQ=', 'Authorization: Basic ***'],
     ['Bearer eyJhbGciOiJIUzI1NiJ9.e30.x', 'Bearer ***'],
+    ['Bearer PWBEARERA', 'Bearer ***'], // a whole value: a token, whatever it looks like
+    ['curl -H "x: 1"\nAuthorization: Token abcdefgh', 'curl -H "x: 1"\nAuthorization: Token ***'],
     ['https://admin:pw@10.0.0.1/redfish', 'https://***@10.0.0.1/redfish'],
     ['https://git:p@ssW0rd9@github.com/x/y', 'https://***@github.com/x/y'], // the authority's last @ ends it
     ['url: https://u:a@b@c@host:8443/x?q=a@b', 'url: https://***@host:8443/x?q=a@b'],

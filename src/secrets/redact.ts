@@ -138,6 +138,11 @@ const DSN_CREDENTIALS = /(?<![\w/@:.%+-])[\w.%+-]+:[^\s@/]+@(?=(?:tcp|udp|unix)\
 /** `Authorization: Basic <token>`: the token, when it looks like one (not "Basic authentication"). */
 const AUTH_SCHEME = /\b(Basic|Bearer|Token|Digest|Negotiate)(\s+)([A-Za-z0-9+/=._~-]{6,})/g;
 const AUTH_SCHEME_WORD = /Basic|Bearer|Token|Digest|Negotiate/;
+/**
+ * The same where it can only be a credential, whatever it looks like: a whole value
+ * (`Bearer PWBEARERA`) or an `Authorization:` header's value, to the end of its line.
+ */
+const AUTH_HEADER = /(^|Authorization:[ \t]*)(Basic|Bearer|Token|Digest|Negotiate)([ \t]+)([A-Za-z0-9+/=._~-]{6,})[ \t]*$/gim;
 /** `password=x`, `BMC_PASSWORD=x`, `db.password = x`, `--password=x`, `?token=x&` */
 const ASSIGNMENT = /([A-Za-z_][\w.-]*)(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'&;,]+)/g;
 /** `--password x`, `-token x` inside one string (a shell command) */
@@ -180,6 +185,11 @@ const TEXT_RULES: readonly Rule[] = [
   [DSN_CREDENTIALS, (s) => s.includes('@'), ([m]) => ({ secret: m!.slice(0, -1), shown: `${MASK}@` })],
   [PEM_PRIVATE_KEY, (s) => s.includes('PRIVATE KEY'), ([m]) => ({ secret: m!, shown: '(private key)' })],
   [SOPS_VALUE, (s) => s.includes('ENC['), ([m]) => ({ secret: m!, shown: '(encrypted)' })],
+  [
+    AUTH_HEADER,
+    (s) => AUTH_SCHEME_WORD.test(s),
+    ([, before, scheme, sp, token]) => ({ secret: token!, shown: `${before}${scheme}${sp}${MASK}` }),
+  ],
   [
     AUTH_SCHEME,
     (s) => AUTH_SCHEME_WORD.test(s),
