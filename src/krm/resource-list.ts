@@ -14,7 +14,7 @@ import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
 import { typeOf } from './header.js';
 import { yamlLib } from './lazy.js';
 import type { Result } from './results.js';
-import { countLines, dedentItem, endsLine, hasAliasTokens, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
+import { dedentItem, endsLine, hasAliasTokens, LineCounter, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
 import { composeDocument, composedData, lineCol, YamlReadError } from './yaml-read.js';
 import { pushAll } from './data.js';
 
@@ -254,11 +254,12 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
   // a ResourceList needs items (null for none); a List without items has none
   if (!Y.isSeq(itemsNode) && whole.items !== null && !(kind === 'List' && whole.items === undefined)) throw new KrmError(NO_ITEMS);
   const data = (whole.items ?? []) as unknown[];
+  const lines = new LineCounter(read);
   const items = (Y.isSeq(itemsNode) ? itemsNode.items : []).map((node, i) => {
     const range = (node as { range?: number[] } | null)?.range;
     const o = KubeObject.fromDocument(range ? nodeText(read, range[0]!, range[1]!) : Y.stringify(data[i], EMIT_OPTIONS));
     o.listIndex = i;
-    o.inputLine = baseLine + (range ? countLines(read, range[0]!) : 0);
+    o.inputLine = baseLine + (range ? lines.linesBefore(range[0]!) : 0);
     o.context = () => data[i];
     if (hasAliasTokens(o.original ?? '')) o.foreignAliases = ['*'];
     o.readWhole = readWholeAtInput(o.original ?? '');
@@ -325,10 +326,11 @@ function scannedListDoc(text: string, baseLine: number, kinds: readonly string[]
 // ---------- JSON ----------
 
 function jsonList(text: string, scan: JsonObjectScan, kind: string): ListDoc {
+  const lines = new LineCounter(text);
   const items = (scan.items ?? []).map((span, i) => {
     const o = KubeObject.fromNode(text.slice(span.start, span.end), 'json', '');
     o.listIndex = i;
-    o.inputLine = 1 + countLines(text, span.start);
+    o.inputLine = 1 + lines.linesBefore(span.start);
     return o;
   });
   const list: ListDoc = {
