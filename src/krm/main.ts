@@ -9,7 +9,7 @@ import { documentKey, type PackageFile, packageFiles, sinkResourceList, sourceRe
 import { KrmError, type KubeObject } from './kube-object.js';
 import type { HeaderProblem } from './header.js';
 import { Context } from './context.js';
-import { joinChunks, type OutputChunk, readInput, writeOutputChunks, type ParsedInput } from './resource-list.js';
+import { joinChunks, type OutputChunk, readInput, unreadJsonList, writeOutputChunks, type ParsedInput } from './resource-list.js';
 import {
   checkPrintable,
   collectBeforeResults,
@@ -246,10 +246,13 @@ function reportOnly(fc: KubeObject | undefined): boolean {
 
 /**
  * Output when the input cannot be read: a ResourceList gets one back with the result, for kpt
- * and kustomize to show; a stream is written back as it came (nothing lost; exit 1).
+ * and kustomize to show (a JSON one its own text with the result: nothing lost); a stream is
+ * written back as it came (nothing lost; exit 1).
  */
 function fatal(text: string, results: Results): RunOutput {
   if (!looksLikeResourceList(text)) return finish([text], results.list);
+  const json = unreadJsonList(text, results.list);
+  if (json !== undefined) return finish([json], results.list);
   return finish(['apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nresults:\n' + plainYaml(results.list)], results.list);
 }
 

@@ -8,14 +8,14 @@
  */
 import { isRecord } from './data.js';
 import { plainYamlItems } from './emit.js';
-import { type JsonObjectScan, memberValue, scanJsonObject } from './json-scan.js';
+import { type DuplicateKey, type JsonObjectScan, memberValue, scanJsonObject } from './json-scan.js';
 import { escapeNotPrintable } from './printable.js';
 import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
 import { typeOf } from './header.js';
 import { yamlLib } from './lazy.js';
 import type { Result } from './results.js';
 import { dedentItem, endsLine, hasAliasTokens, LineCounter, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
-import { composeDocument, composedData, lineCol, YamlReadError } from './yaml-read.js';
+import { composeDocument, composedData, duplicateKeyDetail, lineCol, YamlReadError } from './yaml-read.js';
 import { pushAll } from './data.js';
 
 type InputFormat = 'list' | 'json' | 'stream';
@@ -380,14 +380,50 @@ function writeJsonList(
     out.chunks.push(kept);
     return;
   }
+  pushAll(out.chunks, withJsonResults(kept, close, results));
+}
+
+/** A JSON object's text with a `results` member inserted before its closing `}` (at `close`). */
+function withJsonResults(kept: string, close: number, results: readonly Result[]): string[] {
   // right after the last member, before the white space that closes the object (kept)
   const end = kept.slice(0, close).trimEnd().length;
   const lineAfter = kept.slice(end, close).includes('\n') ? '' : '\n';
-  out.chunks.push(
+  return [
     kept.slice(0, end),
     `${kept[end - 1] === '{' ? '' : ','}\n  "results": ${escapeNotPrintable(JSON.stringify(results, null, 2)).replace(/\n/g, '\n  ')}${lineAfter}`,
     kept.slice(end),
-  );
+  ];
+}
+
+/**
+ * A JSON ResourceList that cannot be read (a key written twice) written back as it came, less
+ * what a ResourceList does not echo, with the results: nothing is lost (an emptied list would
+ * lose every item for whoever takes the output), and kpt shows the results. Undefined when the
+ * text is not a JSON object.
+ */
+export function unreadJsonList(text: string, results: readonly Result[]): string | undefined {
+  let scan: JsonObjectScan | undefined;
+  try {
+    scan = scanJsonObject(text);
+  } catch {
+    return undefined; // too deep to scan
+  }
+  if (!scan) return undefined;
+  const { kept, close } = withEdits(text, memberCuts(scan, ['results', 'functionConfig']), scan.close);
+  return withJsonResults(kept, close, results).join('');
+}
+
+/** A key the input may name in messages: a plain name such as `kind` (any other key could be input text that must not be shown). */
+const PLAIN_KEY = /^[A-Za-z][A-Za-z0-9_-]{0,62}$/;
+
+/** A key written twice in JSON input: one error at the second key, naming the item that holds it. */
+function duplicateKeyError(text: string, d: DuplicateKey): KrmError {
+  const at = lineCol(text, d.at);
+  const first = lineCol(text, d.first);
+  const which = d.item !== undefined ? `items[${d.item}]` : d.member === 'functionConfig' ? 'functionConfig' : 'input';
+  const firstAt = first.line === at.line ? `column ${first.col}` : `line ${first.line}, column ${first.col}`;
+  const detail = duplicateKeyDetail(PLAIN_KEY.test(d.key) ? d.key : undefined, firstAt);
+  return new KrmError(`${which} is not accepted JSON at line ${at.line}, column ${at.col}: ${detail}`);
 }
 
 /**
@@ -568,6 +604,7 @@ export function readInput(text: string): ParsedInput {
       if (!(e instanceof YamlReadError)) throw e;
       throw new KrmError(`input is not accepted JSON at line ${e.line}, column ${e.col}: ${e.detail}`);
     }
+    if (scan?.duplicate) throw duplicateKeyError(text, scan.duplicate);
     const json = scan && readJson(text, scan);
     if (json) return json;
   }

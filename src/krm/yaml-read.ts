@@ -52,6 +52,11 @@ export function lineCol(src: string, offset: number): { line: number; col: numbe
   return { line, col: offset - start + 1 };
 }
 
+/** What an error about a key written twice says after its position, in YAML and JSON input alike (`key` undefined: not shown). */
+export function duplicateKeyDetail(key: string | undefined, firstAt: string | undefined): string {
+  return `duplicate key${key === undefined ? '' : ` "${key}"`}${firstAt ? ` (first at ${firstAt})` : ''}: kubectl and kustomize reject it too; keep one`;
+}
+
 function errorAt(src: string, offset: number, detail: string, code: string): YamlReadError {
   const { line, col } = lineCol(src, Math.max(0, Math.min(offset, src.length)));
   return new YamlReadError(detail, line, col, code);
@@ -180,11 +185,7 @@ class Converter {
       if (seen.has(key)) {
         const first = seen.get(key);
         const at = first?.range ? lineCol(this.src, first.range[0]).line : undefined;
-        this.fail(
-          k,
-          `duplicate key "${key}"${at ? ` (first at line ${at})` : ''}: kubectl and kustomize reject it too; keep one`,
-          'DUPLICATE_KEY',
-        );
+        this.fail(k, duplicateKeyDetail(key, at ? `line ${at}` : undefined), 'DUPLICATE_KEY');
       }
       seen.set(key, k);
       const v = this.value(pair.value);
