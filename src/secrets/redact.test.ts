@@ -92,6 +92,17 @@ describe('credentials written inline', () => {
     ['https://git:p@ssW0rd9@github.com/x/y', 'https://***@github.com/x/y'], // the authority's last @ ends it
     ['url: https://u:a@b@c@host:8443/x?q=a@b', 'url: https://***@host:8443/x?q=a@b'],
     ['dsn: app:s3cr3t-1@tcp(db:3306)/site', 'dsn: ***@tcp(db:3306)/site'], // a Go database DSN
+    ['https://ghp_Zq9xTOKEN@github.com/o/r', 'https://***@github.com/o/r'], // a token as the user name over https
+    ['ssh://git@github.com/o/r', 'ssh://git@github.com/o/r'], // a user name: its key is elsewhere
+    ['ipmitool -H 10.0.0.1 -U root -P s3cr3t-1 power status', 'ipmitool -H 10.0.0.1 -U root -P *** power status'],
+    ['racadm -r h -u root -p s3cr3t-1 getsysinfo', 'racadm -r h -u root -p *** getsysinfo'],
+    ['mysql -uroot -ps3cr3t-1 db', 'mysql -uroot -p*** db'],
+    ['mysql -p db', 'mysql -p db'], // -p alone asks for the password; db is the database
+    ['redis-cli -h x -a s3cr3t-1 ping', 'redis-cli -h x -a *** ping'],
+    ['ldapsearch -x -D cn=a -w s3cr3t-1 -b dc=x', 'ldapsearch -x -D cn=a -w *** -b dc=x'],
+    ['curl -u bob:s3cr3t-1 https://x', 'curl -u bob:*** https://x'],
+    ['ssh -p 2222 host', 'ssh -p 2222 host'], // a letter flag counts only after its tool
+    ['machine git.example.com login bob password s3cr3t-1', 'machine git.example.com login bob password ***'], // .netrc
     ['{"password": "s3cr3t-1", "user": "x"}', '{"password": "***", "user": "x"}'],
     ['data: ENC[AES256_GCM,data:abc=,iv:x,tag:y,type:str]', 'data: (encrypted)'],
     ['-----BEGIN EC PRIVATE KEY-----\nMHc\n-----END EC PRIVATE KEY-----', '(private key)'],
@@ -250,5 +261,33 @@ describe('URL user information, generated', () => {
       ),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('values a message may quote', () => {
+  it('a value holding a credential written inline is described, not quoted, wherever it stands', () => {
+    const root = { spec: { args: 'curl -u bob:Zq9xCURL https://x', image: 'x:1' } };
+    expect(quoteValue(root, ['spec', 'args'], root.spec.args)).toBe('a string of 30 character(s)');
+    expect(quoteValue(root, ['spec', 'image'], root.spec.image)).toBe('"x:1"');
+    expect(quoteValue(undefined, undefined, { url: 'https://u:Zq9x@h' })).toBe('a mapping');
+  });
+
+  it("kubectl's last-applied annotation is never shown, and its Secret data is scrubbed", () => {
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'pull',
+        annotations: {
+          'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({
+            kind: 'Secret',
+            data: { config: Buffer.from('Zq9xV4CFG1').toString('base64') },
+          }),
+        },
+      },
+    };
+    expect(isSensitivePath(secret, ['metadata', 'annotations', 'kubectl.kubernetes.io/last-applied-configuration'])).toBe(true);
+    const r = new Redactor().addData(secret);
+    expect(r.scrubKnown('value Zq9xV4CFG1 and WnE5eFY0Q0ZHMQ==')).toBe('value *** and ***');
   });
 });

@@ -59,10 +59,16 @@ export function isCredentialEnvName(name: string): boolean {
 const sensitiveKeys = new Map<string, boolean>();
 
 /** A value under this key (or env var of this name) is never shown: credentials and user names. */
+/**
+ * The annotation `kubectl apply` keeps the object in, as JSON: a Secret's data with it (in
+ * base64, whatever encrypts the Secret's own). Never shown; its credentials are scrubbed.
+ */
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
 export function isSensitiveKey(k: string): boolean {
   let v = sensitiveKeys.get(k);
   if (v === undefined) {
-    v = isCredentialKey(k) || (IDENTITY_KEY.test(k) && !SETTING_KEY.test(k));
+    v = isCredentialKey(k) || (IDENTITY_KEY.test(k) && !SETTING_KEY.test(k)) || k === LAST_APPLIED;
     if (sensitiveKeys.size < 10_000) sensitiveKeys.set(k, v);
   }
   return v;
@@ -118,8 +124,12 @@ export function describeValue(v: unknown): string {
 }
 
 /** The value at `path` as a message may show it: JSON when harmless, type and length when sensitive. */
-export function quoteValue(root: unknown, path: readonly (string | number)[], v: unknown): string {
-  return isSensitivePath(root, path) ? describeValue(v) : JSON.stringify(v);
+export function quoteValue(root: unknown, path: readonly (string | number)[] | undefined, v: unknown): string {
+  if (path && isSensitivePath(root, path)) return describeValue(v);
+  const shown = JSON.stringify(v) ?? String(v);
+  // a value that holds a credential written inline (`curl -u bob:pw`, a URL's user:password@,
+  // an embedded file's password line) is described too, wherever it stands
+  return redactValueText(typeof v === 'string' ? v : shown) === (typeof v === 'string' ? v : shown) ? shown : describeValue(v);
 }
 
 // ---- credentials written inline in text ------------------------------------------------
@@ -145,6 +155,26 @@ const AUTH_SCHEME_WORD = /Basic|Bearer|Token|Digest|Negotiate/;
 const AUTH_HEADER = /(^|Authorization:[ \t]*)(Basic|Bearer|Token|Digest|Negotiate)([ \t]+)([A-Za-z0-9+/=._~-]{6,})[ \t]*$/gim;
 /** `password=x`, `BMC_PASSWORD=x`, `db.password = x`, `--password=x`, `?token=x&` */
 const ASSIGNMENT = /([A-Za-z_][\w.-]*)(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'&;,]+)/g;
+/**
+ * Tools whose password flag is a letter, which alone says nothing elsewhere (`ssh -p 22` is a
+ * port): the flag counts after the tool's name on the same line. `mysql -pX` only glued (`-p X`
+ * asks for the password and names database X); curl's `-u user:password`, the part after `:`.
+ */
+const TOOL_PASSWORD =
+  /(\b(?:ipmitool\b[^\n]*?\s-P|racadm\b[^\n]*?\s-p|redis-cli\b[^\n]*?\s-a|ldap[a-z]*\b[^\n]*?\s-w|sshpass\b[^\n]*?\s-p)\s*|\bmysql(?:dump|admin)?\b[^\n]*?\s-p|\bcurl\b[^\n]*?\s(?:-u|--user)[\s=]*[^\s:'"]+:)("[^"]*"|'[^']*'|[^\s"']+)/g;
+const TOOL_NAMES = /ipmitool|racadm|redis-cli|ldap|sshpass|mysql|curl/;
+/** A .netrc line: `machine host login bob password x` */
+const NETRC_PASSWORD = /(\bmachine\s+\S+[^\n]*?\s(?:password|passwd)\s+)(\S+)/g;
+
+/**
+ * Whether a URL's user information is a credential: a password (`user:password`), or over
+ * http(s) or ftp(s) a user name alone (Git hosts take a token as the user name:
+ * `https://ghp_x@github.com`). `ssh://git@host` names a user, its key is elsewhere.
+ */
+function userInfoIsCredential(scheme: string, userInfo: string): boolean {
+  return userInfo.includes(':') || /^(?:https?|ftps?)$/i.test(scheme);
+}
+
 /** `--password x`, `-token x` inside one string (a shell command) */
 const FLAG_VALUE = /(^|\s)(--?[A-Za-z][\w.-]*)(\s+)("[^"]*"|'[^']*'|[^\s"'-][^\s"']*)/g;
 /** `"password": "x"` (JSON text) */
@@ -178,9 +208,14 @@ const TEXT_RULES: readonly Rule[] = [
   [
     URL_CREDENTIALS,
     (s) => s.includes('@') && s.includes('://'),
-    ([m, scheme]) =>
-      m!.slice(scheme!.length, -1).includes(':') ? { secret: m!.slice(scheme!.length, -1), shown: `${scheme}${MASK}@` } : undefined,
+    ([m, scheme]) => {
+      const userInfo = m!.slice(scheme!.length, -1);
+      return userInfoIsCredential(scheme!.slice(0, -3), userInfo) ? { secret: userInfo, shown: `${scheme}${MASK}@` } : undefined;
+    },
   ],
+  // a password after a tool's own letter flag (`ipmitool -P x`, `curl -u bob:x`), a .netrc's `password x`
+  [TOOL_PASSWORD, (s) => TOOL_NAMES.test(s), ([, head, v]) => ({ secret: unquote(v!), shown: `${head}${MASK}` })],
+  [NETRC_PASSWORD, (s) => s.includes('machine'), ([, head, v]) => ({ secret: v!, shown: `${head}${MASK}` })],
   // Go's database DSN (`user:password@tcp(host:3306)/db`): user information without a scheme
   [DSN_CREDENTIALS, (s) => s.includes('@'), ([m]) => ({ secret: m!.slice(0, -1), shown: `${MASK}@` })],
   [PEM_PRIVATE_KEY, (s) => s.includes('PRIVATE KEY'), ([m]) => ({ secret: m!, shown: '(private key)' })],
@@ -229,7 +264,7 @@ const LINE_RULES: readonly Rule[] = [
  */
 export function urlHasCredentials(url: string): boolean {
   const m = /^(?:([a-z][a-z0-9+.-]*):\/\/)?([^\s/?#@]*)@/i.exec(url.trim());
-  if (m && (m[2]!.includes(':') || /^(https?|ftps?)$/i.test(m[1] ?? ''))) return true;
+  if (m && userInfoIsCredential(m[1] ?? '', m[2]!)) return true;
   const found: string[] = [];
   redactText(url, found);
   return found.length > 0;
@@ -251,7 +286,8 @@ function applyRules(s: string, rules: readonly Rule[], found?: string[]): string
 }
 
 /** Cheap test before the rules: every rule needs one of these words (most text, MACs, addresses, names, holds none). */
-const MAY_HOLD_INLINE = /pass|pwd|secret|token|credential|auth|key|user|@|BEGIN|ENC\[|Basic|Bearer|Digest|Negotiate/i;
+const MAY_HOLD_INLINE =
+  /pass|pwd|secret|token|credential|auth|key|user|@|BEGIN|ENC\[|Basic|Bearer|Digest|Negotiate|ipmitool|racadm|redis-cli|ldap|mysql|curl|machine/i;
 
 /** Free text (a message, a command line, an env string) with inline credentials masked; `found` collects them. */
 export function redactText(s: string, found?: string[]): string {
@@ -378,10 +414,24 @@ export function forEachCredential(root: unknown, found: (value: string | number,
         } else step(i, x, credential);
       });
     } else if (isRecord(v)) {
-      for (const k in v) if (Object.hasOwn(v, k)) step(k, v[k], isCredentialKey(k));
+      for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue;
+        const x = v[k];
+        // the object as last applied, a JSON text: its credentials are the object's own
+        if (k === LAST_APPLIED && typeof x === 'string') forEachCredential(parsedJson(x), (c, p) => found(c, [...path, k, ...p]));
+        step(k, x, isCredentialKey(k));
+      }
     } else if (typeof v === 'string' || typeof v === 'number') leaf(v, credential);
   };
   visit(root, false);
+}
+
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 const FORM_PREFIX = 6;

@@ -9,7 +9,7 @@ import { BUILTIN_KEYS } from './generated/builtin-keys.js';
 import { unpackSchema } from './packed.js';
 import { schemaProblem, schemaValidator } from './validator.js';
 import { dotted, isRecord as isObj, wordsPattern, YAML11_ONLY_BOOL } from '../krm/index.js';
-import { describeValue, isSensitivePath } from '../secrets/redact.js';
+import { isSensitivePath, quoteValue } from '../secrets/redact.js';
 
 export interface SchemaFinding {
   rule: string;
@@ -148,9 +148,9 @@ const PORT_NAME = '^(?!.*--)(?=.*[a-z])[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
  * fields may be described by type and length instead).
  */
 function shownValue(v: unknown, data?: unknown, path?: (string | number)[]): string {
-  // a credential's value (src/secrets: Secret data, credential keys, env vars with credential names) by type and length
-  if (path && isSensitivePath(data, path)) return describeValue(v);
-  return JSON.stringify(v) ?? String(v);
+  // a credential's value (src/secrets: Secret data, credential keys, env vars with credential
+  // names, credentials written inline) by type and length
+  return quoteValue(data, path, v);
 }
 
 function describe(e: AjvError, data: unknown, path: (string | number)[]): string {
@@ -162,6 +162,8 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
       return `must be one of ${(p.allowedValues as unknown[]).map((v) => shownValue(v)).join(', ')}, found ${shownValue(valueAt(data, path), data, path)}`;
     case 'type': {
       const v = valueAt(data, path);
+      // a value described rather than quoted (a credential) says its type itself
+      const shown = shownValue(v, data, path);
       const found =
         v === null
           ? 'null'
@@ -169,9 +171,9 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
             ? 'a list'
             : typeof v === 'object'
               ? 'a mapping'
-              : isSensitivePath(data, path)
-                ? shownValue(v, data, path)
-                : `${typeof v} ${shownValue(v)}`;
+              : shown !== JSON.stringify(v)
+                ? shown
+                : `${typeof v} ${shown}`;
       // `integer,null`: null means "not set" and needs no mention
       const types = String(p.type)
         .split(',')
