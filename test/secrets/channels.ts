@@ -306,6 +306,70 @@ export const CHANNELS: Channel[] = [
       ),
   },
   {
+    id: 'git-url-token-user',
+    what: 'a token as the user name of a Flux GitRepository URL (https://<token>@host)',
+    plant: (c, f) =>
+      f.site.push(
+        doc({
+          apiVersion: 'source.toolkit.fluxcd.io/v1',
+          kind: 'GitRepository',
+          metadata: { name: 'cnry-git-token', namespace: ns },
+          spec: { interval: '5m', url: `https://${c}@git.example.com/org/site.git`, ref: { branch: 'main' } },
+        }),
+      ),
+  },
+  {
+    id: 'git-url-password-at',
+    what: 'a password holding @ in a Flux GitRepository URL (user info runs to the last @)',
+    plant: (c, f) =>
+      f.site.push(
+        doc({
+          apiVersion: 'source.toolkit.fluxcd.io/v1',
+          kind: 'GitRepository',
+          metadata: { name: 'cnry-git-at', namespace: ns },
+          spec: { interval: '5m', url: `https://git:p@${c}@git.example.com/org/site.git`, ref: { branch: 'main' } },
+        }),
+      ),
+  },
+  {
+    id: 'configmap-tool-flags',
+    what: "a tool's letter flag in a script held by a ConfigMap (ipmitool -P)",
+    plant: (c, f) => f.site.push(configMap('cnry-ipmi', { 'check.sh': `ipmitool -H 10.0.0.1 -U root -P ${c} power status\n` })),
+  },
+  {
+    id: 'configmap-netrc',
+    what: "a .netrc's password in a ConfigMap",
+    plant: (c, f) => f.site.push(configMap('cnry-netrc', { '.netrc': `machine git.example.com login bob password ${c}\n` })),
+  },
+  {
+    id: 'deployment-args-wrong-type',
+    what: 'Deployment args written as one string (a schema message quotes wrong-typed values)',
+    plant: (c, f) => f.site.push(deployment('cnry-args-string', { args: `curl -u bob:${c} https://x` })),
+  },
+  {
+    id: 'secret-last-applied',
+    what: "kubectl's last-applied-configuration annotation of a sops-encrypted Secret",
+    plant: (c, f) =>
+      f.site.push(
+        doc({
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: {
+            name: 'cnry-last-applied',
+            namespace: ns,
+            annotations: {
+              'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({
+                apiVersion: 'v1',
+                kind: 'Secret',
+                data: { config: b64(c) },
+              }),
+            },
+          },
+          data: { config: 'ENC[AES256_GCM,data:eA==,iv:qHcDYKnS9B65XJRMkD3Ft=,tag:cpqSUggXmV==,type:str]' },
+        }),
+      ),
+  },
+  {
     id: 'git-url-userinfo',
     what: 'user:password@ in a Flux GitRepository URL',
     plant: (c, f) =>
