@@ -75,6 +75,25 @@ type Layout =
 
 const NO_ITEMS = 'the ResourceList has no `items` field: expected `items:` with a list of resources (or `items: []`)';
 
+/** A ResourceList whose items are missing, or something else than a list (`items: 5`). */
+function itemsError(items: unknown): KrmError {
+  if (items === undefined) return new KrmError(NO_ITEMS);
+  return new KrmError(
+    `the ResourceList's items is ${typeOf(items, false)}, not a list: expected \`items:\` with a list of resources (or \`items: []\`)`,
+  );
+}
+
+/**
+ * A section that holds a value but not a mapping (`functionConfig: [1]`): refused, not ignored
+ * (the function would run with its defaults, as if it had been given none).
+ */
+function notMapping(key: string, v: unknown): KrmError | undefined {
+  if (v === undefined || v === null || isRecord(v)) return undefined;
+  return new KrmError(
+    `${key} is ${typeOf(v, false)}, not a mapping: write the function's configuration (apiVersion, kind, spec) under ${key}:`,
+  );
+}
+
 function inputError(e: unknown, what: string): KrmError {
   if (e instanceof KrmError) return e;
   if (e instanceof YamlReadError)
@@ -105,6 +124,8 @@ function sectionObject(text: string, key: string): KubeObject | undefined {
     } catch (e) {
       throw inputError(e, key);
     }
+    const wrong = notMapping(key, v);
+    if (wrong) throw wrong;
     return isRecord(v) && Object.keys(v).length > 0 ? KubeObject.fromData(v) : undefined;
   }
   const block = lineEnd < 0 ? '' : text.slice(lineEnd + 1);
@@ -252,7 +273,7 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
   const whole = composedData(read, doc) as Record<string, unknown>;
   const itemsNode = doc.contents.get('items', true);
   // a ResourceList needs items (null for none); a List without items has none
-  if (!Y.isSeq(itemsNode) && whole.items !== null && !(kind === 'List' && whole.items === undefined)) throw new KrmError(NO_ITEMS);
+  if (!Y.isSeq(itemsNode) && whole.items !== null && !(kind === 'List' && whole.items === undefined)) throw itemsError(whole.items);
   const data = (whole.items ?? []) as unknown[];
   const lines = new LineCounter(read);
   const items = (Y.isSeq(itemsNode) ? itemsNode.items : []).map((node, i) => {
@@ -295,6 +316,8 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
     },
   };
   for (const o of items) o.container = list;
+  const wrong = kind === 'ResourceList' ? notMapping('functionConfig', whole.functionConfig) : undefined;
+  if (wrong) throw wrong;
   if (kind === 'ResourceList' && isRecord(whole.functionConfig) && Object.keys(whole.functionConfig).length)
     list.functionConfig = KubeObject.fromData(whole.functionConfig);
   return list;
@@ -350,6 +373,8 @@ function jsonList(text: string, scan: JsonObjectScan, kind: string): ListDoc {
       const { line, col } = lineCol(text, m.start + (at ? Number(at[1]) : 0));
       throw new KrmError(`functionConfig is not valid JSON at line ${line}, column ${col}`);
     }
+    const wrong = notMapping('functionConfig', fc);
+    if (wrong) throw wrong;
     if (isRecord(fc)) list.functionConfig = KubeObject.fromData(fc);
   }
   return list;
@@ -524,6 +549,15 @@ function jsonListItems(text: string, scan: JsonObjectScan): boolean {
   throw new KrmError(`the input is a List whose items is ${typeOf(items)}, not a list: write items as a list of resources ([] for none)`);
 }
 
+/** A member's value, or null when it does not parse (its error is the item's, said elsewhere). */
+function jsonMember(text: string, scan: JsonObjectScan, key: string): unknown {
+  try {
+    return memberValue(text, scan, key);
+  } catch {
+    return null;
+  }
+}
+
 function readJson(text: string, scan: JsonObjectScan): ParsedInput | undefined {
   let kind: unknown;
   try {
@@ -532,7 +566,7 @@ function readJson(text: string, scan: JsonObjectScan): ParsedInput | undefined {
     return undefined;
   }
   if (kind === 'ResourceList') {
-    if (!scan.items) throw new KrmError('the ResourceList has no `items` list');
+    if (!scan.items) throw itemsError(scan.members.some((m) => m.key === 'items') ? jsonMember(text, scan, 'items') : undefined);
     const list = jsonList(text, scan, 'ResourceList');
     return {
       format: 'json',
@@ -624,7 +658,7 @@ export function readInput(text: string): ParsedInput {
       // unreadable: reported when the items are checked
     }
     if (kind === 'ResourceList') {
-      if (!Array.isArray(only.data.items) && only.data.items !== null) throw new KrmError(NO_ITEMS);
+      if (!Array.isArray(only.data.items) && only.data.items !== null) throw itemsError(only.data.items);
       return listInput(parsedList(docs[0]!.body, 'ResourceList', docs[0]!.line), docs[0]!.lead, tail);
     }
   }

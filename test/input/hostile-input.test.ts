@@ -234,6 +234,42 @@ describe('items that are not KRM resources', () => {
   });
 });
 
+describe('a ResourceList of the wrong shape', () => {
+  const head = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n';
+  it('items that are not a list, a functionConfig that is not a mapping: one error naming what it is, exit 1 (not ignored)', async () => {
+    for (const [rest, message] of [
+      ['items: 5\n', "the ResourceList's items is a number, not a list"],
+      ['items: {a: 1}\n', "the ResourceList's items is a mapping, not a list"],
+      ['items: []\nfunctionConfig: [1]\n', 'functionConfig is a list, not a mapping'],
+      ['items: []\nfunctionConfig: s3cr3t-value\n', 'functionConfig is a string, not a mapping'],
+    ] as const) {
+      for (const input of [
+        head + rest,
+        JSON.stringify(Object.assign({ apiVersion: 'config.kubernetes.io/v1', kind: 'ResourceList' }, readInputShape(rest))),
+      ]) {
+        const r = await runFunction(intentValidate, input);
+        expect(r.exitCode, input).toBe(1);
+        expect(r.results.map((x) => x.message).join('\n'), input).toContain(message);
+        expect(r.stderr, input).not.toContain('s3cr3t');
+      }
+    }
+  });
+  it('an empty functionConfig ({} or nothing) is none: the function runs with its defaults', async () => {
+    for (const rest of ['items: []\nfunctionConfig: {}\n', 'items: []\nfunctionConfig:\n'])
+      expect((await runFunction(intentValidate, head + rest)).exitCode, rest).toBe(0);
+  });
+});
+
+/** The members of the YAML text `rest` as data (for the same input as JSON). */
+function readInputShape(rest: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const line of rest.trimEnd().split('\n')) {
+    const [k, v] = [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()];
+    out[k] = v === '5' ? 5 : v === '[]' ? [] : v === '[1]' ? [1] : v === '{a: 1}' ? { a: 1 } : v;
+  }
+  return out;
+}
+
 describe('size and shape', () => {
   it('100k items pass through byte for byte, and are all read', async () => {
     const docs = Array.from({ length: 100_000 }, (_, i) => cm(`c${i}`, `data:\n  k: v${i}\n`));
