@@ -401,7 +401,7 @@ function firstError(src: string, docs: Document.Parsed[]): YamlReadError | undef
  * line and column. Others name only YAML's own indicators and token types.
  */
 const QUOTING_MESSAGES: [RegExp, string][] = [
-  [/tags?/i, 'a tag this reader does not resolve (the core tags !!str, !!int ..., and local tags defined by a %TAG directive)'],
+  [/\btags?\b/i, 'a tag this reader does not resolve (the core tags !!str, !!int ..., and local tags defined by a %TAG directive)'],
   [/^Invalid escape sequence/, 'an invalid escape sequence in a double-quoted string'],
   [/^Block scalar header includes extra characters/, 'a block scalar header with more than | or > and its indicators'],
   [/^Unknown directive/, 'an unknown directive (YAML has %YAML and %TAG)'],

@@ -58,13 +58,13 @@ export function isCredentialEnvName(name: string): boolean {
 
 const sensitiveKeys = new Map<string, boolean>();
 
-/** A value under this key (or env var of this name) is never shown: credentials and user names. */
 /**
  * The annotation `kubectl apply` keeps the object in, as JSON: a Secret's data with it (in
  * base64, whatever encrypts the Secret's own). Never shown; its credentials are scrubbed.
  */
 const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
 
+/** A value under this key (or env var of this name) is never shown: credentials, user names, the object as last applied. */
 export function isSensitiveKey(k: string): boolean {
   let v = sensitiveKeys.get(k);
   if (v === undefined) {
@@ -129,7 +129,8 @@ export function quoteValue(root: unknown, path: readonly (string | number)[] | u
   const shown = JSON.stringify(v) ?? String(v);
   // a value that holds a credential written inline (`curl -u bob:pw`, a URL's user:password@,
   // an embedded file's password line) is described too, wherever it stands
-  return redactValueText(typeof v === 'string' ? v : shown) === (typeof v === 'string' ? v : shown) ? shown : describeValue(v);
+  const text = typeof v === 'string' ? v : shown;
+  return redactValueText(text) === text ? shown : describeValue(v);
 }
 
 // ---- credentials written inline in text ------------------------------------------------
