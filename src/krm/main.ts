@@ -9,6 +9,7 @@ import { documentKey, type PackageFile, packageFiles, sinkResourceList, sourceRe
 import { KrmError, type KubeObject } from './kube-object.js';
 import type { HeaderProblem } from './header.js';
 import { Context } from './context.js';
+import { endsLine } from './scan.js';
 import { joinChunks, type OutputChunk, readInput, unreadJsonList, writeOutputChunks, type ParsedInput } from './resource-list.js';
 import {
   checkPrintable,
@@ -245,15 +246,18 @@ function reportOnly(fc: KubeObject | undefined): boolean {
 }
 
 /**
- * Output when the input cannot be read: a ResourceList gets one back with the result, for kpt
- * and kustomize to show (a JSON one its own text with the result: nothing lost); a stream is
- * written back as it came (nothing lost; exit 1).
+ * Output when the input cannot be read (exit 1), nothing lost: a stream is written back as it
+ * came; a ResourceList too, with the results after it (a JSON one inserted in its object), for
+ * whoever shows them. An emptied list with the results once lost every item for `fn < f > out`;
+ * kpt and kustomize never send a list they cannot read themselves.
  */
 function fatal(text: string, results: Results): RunOutput {
   if (!looksLikeResourceList(text)) return finish([text], results.list);
   const json = unreadJsonList(text, results.list);
   if (json !== undefined) return finish([json], results.list);
-  return finish(['apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\nresults:\n' + plainYaml(results.list)], results.list);
+  // JSON that cannot be scanned: as it came (a YAML key after it would be neither); the results are on stderr
+  if (/^\ufeff?\s*[{[]/.test(text)) return finish([text], results.list);
+  return finish([text, endsLine(text) ? '' : '\n', 'results:\n' + plainYaml(results.list)], results.list);
 }
 
 /** Runs a function on input text (or bytes: checked to be UTF-8), in process. Never throws for bad input. */

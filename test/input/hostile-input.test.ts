@@ -56,7 +56,7 @@ describe('crashes become one positioned input error', () => {
     expect(errors(r).map((e) => e.message)).toEqual([
       `input is not accepted JSON at line 1, column 398: nesting deeper than ${MAX_DEPTH} levels is not accepted`,
     ]);
-    expect(readInput(r.output).items).toEqual([]); // a ResourceList answer with the result, for kpt
+    expect(r.output).toBe(list); // as it came: nothing lost (the result is on stderr)
     const stream = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"d":${deep}}}\n`;
     const s = await runFunction(identity, stream);
     expect(s.exitCode).toBe(1);
@@ -178,6 +178,21 @@ describe('nothing destroyed on bad input', () => {
     const b = runBundle('test-identity', stream);
     expect([b.status, b.stdout]).toEqual([1, '']);
     expect(b.stderr).toContain('in document 2 ConfigMap/é); U+0000 (NUL, a control character) is not allowed in YAML');
+  });
+
+  it('a ResourceList that cannot be read is written back as it came, its results after it (never an emptied list), exit 1', async () => {
+    const secret = 'apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  password: hunter2-value\n';
+    for (const input of [
+      resourceList([secret]) + 'items: []\n', // items written twice
+      resourceList([secret]) + 'kind: ResourceList\n',
+      `${resourceList([secret])}functionConfig: {a: [}\n`, // a YAML error after the items
+    ]) {
+      const r = await runFunction(intentValidate, input);
+      expect(r.exitCode, input).toBe(1);
+      expect(r.output.startsWith(input), input).toBe(true);
+      expect(r.output.slice(input.length), input).toMatch(/^results:\n- message: /);
+      expect(r.results.map((x) => x.message).join('\n') + r.stderr, input).not.toContain('hunter2');
+    }
   });
 
   it('a plain stream with a YAML error is written back unchanged (never a ResourceList), exit 1', async () => {
