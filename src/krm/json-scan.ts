@@ -118,7 +118,8 @@ function sameText(text: string, a: number, b: number, length: number): boolean {
 class NotJson extends Error {}
 const NOT_JSON = new NotJson();
 
-function ws(text: string, i: number): number {
+/** The end of the JSON white space at `i` (space, LF, CR, tab). */
+export function ws(text: string, i: number): number {
   for (;;) {
     const c = text.charCodeAt(i);
     if (c === 32 || c === 10 || c === 13 || c === 9) i++;

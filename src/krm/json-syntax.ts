@@ -5,6 +5,7 @@
  * text may hold credentials, so a message about it is made from the position and the kind of
  * error only. One iterative pass (no recursion: any depth), run only once JSON.parse has failed.
  */
+import { ws } from './json-scan.js';
 
 /** The offset of the first error in `text` (text.length when it ends too soon), or -1 when it is JSON. */
 export function jsonErrorAt(text: string): number {
@@ -63,14 +64,6 @@ export function jsonErrorKind(text: string, offset: number): string {
   if ('{}[],:'.includes(c)) return `unexpected '${c}'`;
   if (c === '\\') return 'a bad escape in a string';
   return 'unexpected character (a value JSON does not have, or text after the value)';
-}
-
-function ws(text: string, i: number): number {
-  for (;;) {
-    const c = text.charCodeAt(i);
-    if (c === 32 || c === 10 || c === 13 || c === 9) i++;
-    else return i;
-  }
 }
 
 /** After `{` or `,` in an object: `"key" :` and the white space after; the value's start, or -(error offset) - 1. */

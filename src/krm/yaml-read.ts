@@ -35,12 +35,6 @@ export class YamlReadError extends Error {
   }
 }
 
-function countBreaks(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
-  return n;
-}
-
 /** 1-based line and column of a character offset. */
 export function lineCol(src: string, offset: number): { line: number; col: number } {
   let line = 1;
@@ -499,7 +493,7 @@ export function tagPrologue(lead: string): string {
  */
 export function readYaml(src: string, prologue = ''): YamlRead {
   if (prologue !== '') {
-    const shift = countBreaks(prologue);
+    const shift = lineCol(prologue, prologue.length).line - 1; // its lines: the document's first is the one after
     try {
       const r = readYaml(prologue + src);
       return { value: r.value, notes: r.notes.map((n) => ({ ...n, lines: n.lines.map((l) => l - shift) })) };

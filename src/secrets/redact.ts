@@ -163,6 +163,7 @@ const ASSIGNMENT = /([A-Za-z_][\w.-]*)(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'&;,]+)/g;
  */
 const TOOL_PASSWORD =
   /(\b(?:ipmitool\b[^\n]*?\s-P|racadm\b[^\n]*?\s-p|redis-cli\b[^\n]*?\s-a|ldap[a-z]*\b[^\n]*?\s-w|sshpass\b[^\n]*?\s-p)\s*|\bmysql(?:dump|admin)?\b[^\n]*?\s-p|\bcurl\b[^\n]*?\s(?:-u|--user)[\s=]*[^\s:'"]+:)("[^"]*"|'[^']*'|[^\s"']+)/g;
+/** The tools of TOOL_PASSWORD: the cheap test before it, and part of MAY_HOLD_INLINE's */
 const TOOL_NAMES = /ipmitool|racadm|redis-cli|ldap|sshpass|mysql|curl/;
 /** A .netrc line: `machine host login bob password x` */
 const NETRC_PASSWORD = /(\bmachine\s+\S+[^\n]*?\s(?:password|passwd)\s+)(\S+)/g;
@@ -287,8 +288,10 @@ function applyRules(s: string, rules: readonly Rule[], found?: string[]): string
 }
 
 /** Cheap test before the rules: every rule needs one of these words (most text, MACs, addresses, names, holds none). */
-const MAY_HOLD_INLINE =
-  /pass|pwd|secret|token|credential|auth|key|user|@|BEGIN|ENC\[|Basic|Bearer|Digest|Negotiate|ipmitool|racadm|redis-cli|ldap|mysql|curl|machine/i;
+const MAY_HOLD_INLINE = new RegExp(
+  `pass|pwd|secret|token|credential|auth|key|user|@|BEGIN|ENC\\[|Basic|Bearer|Digest|Negotiate|machine|${TOOL_NAMES.source}`,
+  'i',
+);
 
 /** Free text (a message, a command line, an env string) with inline credentials masked; `found` collects them. */
 export function redactText(s: string, found?: string[]): string {

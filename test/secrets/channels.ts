@@ -54,6 +54,13 @@ const b64 = (s: string): string => Buffer.from(s, 'utf8').toString('base64');
 const doc = (d: Doc): string => stringify(d);
 const ns = 'harness';
 const secret = (name: string, body: Doc): string => doc({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: ns }, ...body });
+const gitRepository = (name: string, url: string): string =>
+  doc({
+    apiVersion: 'source.toolkit.fluxcd.io/v1',
+    kind: 'GitRepository',
+    metadata: { name, namespace: ns },
+    spec: { interval: '5m', url, ref: { branch: 'main' } },
+  });
 const configMap = (name: string, data: Record<string, string>): string =>
   doc({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: ns }, data });
 const deployment = (name: string, container: Doc): string =>
@@ -308,28 +315,12 @@ export const CHANNELS: Channel[] = [
   {
     id: 'git-url-token-user',
     what: 'a token as the user name of a Flux GitRepository URL (https://<token>@host)',
-    plant: (c, f) =>
-      f.site.push(
-        doc({
-          apiVersion: 'source.toolkit.fluxcd.io/v1',
-          kind: 'GitRepository',
-          metadata: { name: 'cnry-git-token', namespace: ns },
-          spec: { interval: '5m', url: `https://${c}@git.example.com/org/site.git`, ref: { branch: 'main' } },
-        }),
-      ),
+    plant: (c, f) => f.site.push(gitRepository('cnry-git-token', `https://${c}@git.example.com/org/site.git`)),
   },
   {
     id: 'git-url-password-at',
     what: 'a password holding @ in a Flux GitRepository URL (user info runs to the last @)',
-    plant: (c, f) =>
-      f.site.push(
-        doc({
-          apiVersion: 'source.toolkit.fluxcd.io/v1',
-          kind: 'GitRepository',
-          metadata: { name: 'cnry-git-at', namespace: ns },
-          spec: { interval: '5m', url: `https://git:p@${c}@git.example.com/org/site.git`, ref: { branch: 'main' } },
-        }),
-      ),
+    plant: (c, f) => f.site.push(gitRepository('cnry-git-at', `https://git:p@${c}@git.example.com/org/site.git`)),
   },
   {
     id: 'configmap-tool-flags',
@@ -372,14 +363,6 @@ export const CHANNELS: Channel[] = [
   {
     id: 'git-url-userinfo',
     what: 'user:password@ in a Flux GitRepository URL',
-    plant: (c, f) =>
-      f.site.push(
-        doc({
-          apiVersion: 'source.toolkit.fluxcd.io/v1',
-          kind: 'GitRepository',
-          metadata: { name: 'cnry-git', namespace: ns },
-          spec: { interval: '5m', url: `https://git:${c}@git.example.com/org/site.git`, ref: { branch: 'main' } },
-        }),
-      ),
+    plant: (c, f) => f.site.push(gitRepository('cnry-git', `https://git:${c}@git.example.com/org/site.git`)),
   },
 ];
