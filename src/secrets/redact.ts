@@ -17,9 +17,19 @@ import { isRecord } from '../krm/index.js';
 
 // ---- keys --------------------------------------------------------------------------------
 
-/** Keys whose values are credentials (any depth, any type). */
+/**
+ * Keys whose values are credentials (any depth, any type): `password`, `adminPass`, `SITE_PW`,
+ * `ldapBindPw`, `rootpw` (kickstart), `clientSecret`, `tls.key`, `client-key-data`, `keyData` ...
+ */
 const CREDENTIAL_KEY =
-  /pass(?:word|wd|phrase)?s?$|passw(?:or)?d|pwd|secret|token|credential|api[-_]?key|access[-_]?key|private[-_]?key|[-_.]key(?:-data)?$|^key$|auth$/i;
+  /pass(?:word|wd|phrase)?s?$|passw(?:or)?d|pwd|pw$|secret|token|credential|api[-_]?key|access[-_]?key|private[-_]?key|[-_.]key(?:-data)?$|^key$|key[-_]?data$|auth$/i;
+/** A camelCase key ending in `Key` (`sshKey`, `encryptionKey`, `hmacKey`): a key as `ssh_key` is (case-sensitive: not `monkey`) */
+const CAMEL_KEY = /[a-z0-9]Key$/;
+/**
+ * Keys that say "key" but hold none: a public key (`sshPublicKey`, `ssh_public_key`, `pubKey`) is
+ * made to be shown; Kubernetes' `topologyKey` names a node label.
+ */
+const NOT_SECRET_KEY = /public[-_.]?key|pub[-_.]?key$|^topologyKey$/i;
 /** Keys that identify an account: not a finding in plaintext, but never shown either. */
 const IDENTITY_KEY = /user[-_]?name$/i;
 /** Keys that name or point at a secret rather than hold one (`credentialsName`, `secretRef`, `tokenFile` ...). */
@@ -45,7 +55,7 @@ const credentialKeys = new Map<string, boolean>();
 export function isCredentialKey(k: string): boolean {
   let v = credentialKeys.get(k);
   if (v === undefined) {
-    v = CREDENTIAL_KEY.test(k) && !REFERENCE_KEY.test(k) && !SETTING_KEY.test(k);
+    v = (CREDENTIAL_KEY.test(k) || CAMEL_KEY.test(k)) && !NOT_SECRET_KEY.test(k) && !REFERENCE_KEY.test(k) && !SETTING_KEY.test(k);
     if (credentialKeys.size < 10_000) credentialKeys.set(k, v);
   }
   return v;
