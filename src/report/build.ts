@@ -47,6 +47,8 @@ export interface ReportOptions {
   ignoreFields: string[];
   ignoreValues: ValueClass[];
   defaultIgnores: boolean;
+  /** filled with the `ignoreFields` that matched a field of a site (divergence.ts) */
+  usedIgnores?: Set<string>;
   failOn: ThresholdName[];
   intent: IntentValidateSpec;
 }

@@ -12,7 +12,7 @@ import validateConfig from './generated/config.validate.js';
 import { ArtifactError, readArtifacts, toArtifact } from './artifact.js';
 import { ajvText } from './schema-errors.js';
 import { addGathered, assembleReport, gatherSite, THRESHOLDS, type ReportOptions, type ThresholdName } from './build.js';
-import type { ValueClass } from './divergence.js';
+import { ignorePatternError, type ValueClass } from './divergence.js';
 import { loadSite, parseSiteArg, SiteError, type Site } from './load.js';
 import { type CommandArgs, parseCommandArgs, UsageError } from '../cli/args.js';
 import { REPORT_API_VERSION, REPORT_KIND, type Report } from './model.js';
@@ -49,7 +49,8 @@ Options:
   --warn-days N                      certificates expiring within N days are "expiring" (default 30)
   --role-label KEY                   host label naming the role (default airshipit.org/k8s-role)
   --ignore LIST                      more fields to ignore in divergence (comma-separated globs:
-                                     spec.interval, **.tag, HelmRelease:spec.values.**)
+                                     spec.interval, **.tag, HelmRelease:spec.values.**,
+                                     spec.containers[name=app].image)
   --no-default-ignores               compare addresses, MACs, serials, status, annotations too
                                      (no built-in field ignores, no MAC/IP/site-name masking)
   --config FILE                      a CrossSiteReport document (see src/report/README.md)
@@ -167,11 +168,22 @@ export async function reportMain(
     const mr = one('max-rows') ?? '25';
     if (!/^\d+$/.test(mr)) throw new UsageError(`--max-rows ${mr}: use a whole number (0: all rows)`);
     maxRows = Number(mr);
+    const configIgnores = cfg.divergence?.ignoreFields ?? [];
+    const flagIgnores = list(args.all('ignore'));
+    for (const [from, fields] of [
+      [`--config ${one('config')}: divergence.ignoreFields:`, configIgnores],
+      ['--ignore', flagIgnores],
+    ] as const)
+      for (const f of fields) {
+        const why = ignorePatternError(f);
+        if (why) throw new UsageError(`${from} ${JSON.stringify(f)}: ${why}`);
+      }
     opts = {
       now: nowText,
       reference: one('reference') ?? cfg.reference,
       roleLabel: one('role-label') ?? cfg.roleLabel ?? 'airshipit.org/k8s-role',
-      ignoreFields: [...(cfg.divergence?.ignoreFields ?? []), ...list(args.all('ignore'))],
+      ignoreFields: [...configIgnores, ...flagIgnores],
+      usedIgnores: new Set(),
       ignoreValues: args.flag('no-default-ignores') ? [] : (cfg.divergence?.ignoreValues ?? ['mac', 'ip', 'site-name']),
       defaultIgnores: args.flag('no-default-ignores') ? false : (cfg.divergence?.defaultIgnores ?? true),
       failOn: [...new Set(failOn)] as ThresholdName[],
@@ -220,6 +232,11 @@ export async function reportMain(
   const all = await gatherSite(sites[0]!, opts);
   for (const site of sites.slice(1)) addGathered(all, await gatherSite(site, opts));
   const report = assembleReport(all, opts);
+  for (const f of new Set(opts.ignoreFields))
+    if (!opts.usedIgnores?.has(f))
+      err(
+        `baremetal-krm report: note: the ignored field pattern ${JSON.stringify(f)} matched no field of ${sites.length === 1 ? `site ${sites[0]!.name}` : `the ${sites.length} sites`}: a pattern starts at the object's root (spec.interval; **.interval at any depth)\n`,
+      );
   const text = secrets.scrubKnown(format === 'artifact' ? toArtifact(all, opts) : render(report, format, maxRows));
   const output = args.one('output');
   return finish(report, text, output, err, io);

@@ -22,6 +22,8 @@ export interface DivergenceOptions {
   ignoreFields: string[];
   ignoreValues: ValueClass[];
   defaultIgnores: boolean;
+  /** filled with the `ignoreFields` that matched a field (what matched nothing is worth a word to the user) */
+  usedIgnores?: Set<string>;
 }
 
 /** The per-site fields ignored unless `defaultIgnores: false`. */
@@ -72,15 +74,67 @@ const IPV6 = /(?<![\w:])(?:[0-9a-f]{1,4}:){2,7}[0-9a-f]{0,4}(?:\/\d{1,3})?(?![\w
 type Obj = Record<string, unknown>;
 
 interface Pattern {
+  /** the pattern as the user wrote it */
+  source: string;
   kind?: string;
   segs: string[];
 }
 
+/**
+ * A field pattern's segments, in the form the report shows fields: `spec.containers[name=app].image`
+ * is `spec`, `containers`, `[name=app]`, `image` (a list item is a segment of its own; its name may
+ * hold dots); `[*]` is `*`. Undefined: not a pattern (see `ignorePatternError`).
+ */
+function segmentsOf(body: string): string[] | undefined {
+  const segs: string[] = [];
+  let seg = '';
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c === '.') {
+      if (seg === '') return undefined; // `a..b`, `.a`, `[x].`
+      segs.push(seg);
+      seg = '';
+    } else if (c === '[') {
+      const close = body.indexOf(']', i + 1);
+      if (close < 0 || close === i + 1) return undefined;
+      const item = body.slice(i, close + 1);
+      if (item.indexOf('[', 1) > 0) return undefined;
+      if (seg !== '') segs.push(seg);
+      segs.push(item === '[*]' ? '*' : item);
+      seg = '';
+      i = close;
+      // a list item ends a segment: `.` or another item follows, or the end
+      if (i + 1 < body.length && body[i + 1] !== '.' && body[i + 1] !== '[') return undefined;
+      if (body[i + 1] === '.') {
+        i++;
+        if (i + 1 === body.length) return undefined;
+      }
+    } else if (c === ']') return undefined;
+    else seg += c;
+  }
+  if (seg !== '') segs.push(seg);
+  return segs.length > 0 ? segs : undefined;
+}
+
+const KIND_PREFIX = /^([A-Za-z][A-Za-z0-9]*):(.*)$/;
+
+/**
+ * Why `p` is not a field pattern (undefined: it is one): what `--ignore` and a config's
+ * `divergence.ignoreFields` take. A pattern that cannot match anything is refused rather than kept
+ * silently: its fields would still be compared.
+ */
+export function ignorePatternError(p: string): string | undefined {
+  const body = KIND_PREFIX.exec(p)?.[2] ?? p;
+  if (segmentsOf(body) !== undefined) return undefined;
+  return body.trim() === ''
+    ? 'an empty field pattern'
+    : 'not a field pattern: dot-separated names, * (one level), ** (any depth), list items as the report shows them ([name=x], [0], [*]), optionally after Kind: (spec.interval, **.tag, HelmRelease:spec.values.**, spec.containers[name=app].image)';
+}
+
 function compile(p: string): Pattern {
-  const m = /^([A-Za-z][A-Za-z0-9]*):(.*)$/.exec(p);
-  const body = m ? m[2]! : p;
-  const segs = body.split('.').filter((s) => s !== '');
-  return m ? { kind: m[1]!, segs } : { segs };
+  const m = KIND_PREFIX.exec(p);
+  const segs = segmentsOf(m ? m[2]! : p) ?? [];
+  return m ? { source: p, kind: m[1]!, segs } : { source: p, segs };
 }
 
 /** A pattern matches a path (segments) when it matches a prefix of it: the whole subtree is ignored. */
@@ -126,6 +180,7 @@ interface Flattener {
   /** named list items are matched by name with the site's own name masked: `[name=<site>-workers]` */
   maskKey: (k: string) => string;
   patterns: Pattern[];
+  used: Set<string> | undefined;
 }
 
 function flattener(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]): Flattener {
@@ -140,6 +195,7 @@ function flattener(site: SiteInput, opts: DivergenceOptions, patterns: Pattern[]
     },
     maskKey: (k) => (siteRe ? k.replace(siteRe, '<site>') : k),
     patterns,
+    used: opts.usedIgnores,
   };
 }
 
@@ -148,7 +204,14 @@ function flatten(f: Flattener, o: KubeObject, data: unknown, extra: Record<strin
   const values = new Map<string, { cmp: string; show: string }>();
   const kind = o.kind;
   const isSecret = kind === 'Secret' && o.apiVersion === 'v1';
-  const ignored = (path: string[]): boolean => f.patterns.some((p) => (!p.kind || p.kind === kind) && matches(p.segs, path));
+  const ignored = (path: string[]): boolean => {
+    for (const p of f.patterns)
+      if ((!p.kind || p.kind === kind) && matches(p.segs, path)) {
+        f.used?.add(p.source);
+        return true;
+      }
+    return false;
+  };
   const put = (path: string[], show: string, cmp: string): void => {
     values.set(pathText(path), { cmp, show });
   };
@@ -288,7 +351,8 @@ export interface SiteDivergence {
 
 /** The divergence facts of one site: its objects flattened, hosts and their Secrets keyed by intent. */
 export function divergenceFacts(site: SiteInput, opts: DivergenceOptions): SiteDivergence {
-  const patterns = [...(opts.defaultIgnores ? DEFAULT_IGNORES : []), ...opts.ignoreFields].map(compile);
+  // the user's first: a field both ignore counts as the user's pattern used
+  const patterns = [...opts.ignoreFields, ...(opts.defaultIgnores ? DEFAULT_IGNORES : [])].map(compile);
   const f = flattener(site, opts, patterns);
   const hostKey = hostKeys(site, opts);
   const secretOwner = secretOwners(site, hostKey);

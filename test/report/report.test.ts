@@ -155,6 +155,36 @@ describe('report contents', () => {
     expect(paths).toContain('HelmRelease ingress spec.chart.spec.version');
   });
 
+  it('--ignore takes a field as the report shows it, list items included', async () => {
+    const field = 'spec.template.spec.containers[name=analytics].image';
+    const before = await json([sites['test-site']!, sites['site-b']!]);
+    const paths = (r: Report) => r.divergence.flatMap((e) => e.fields.map((f) => `${e.identity} ${f.path}`));
+    expect(paths(before)).toContain(`Deployment analytics ${field}`);
+    for (const pattern of [`Deployment:${field}`, 'spec.template.spec.containers[*].image', 'spec.template.spec.containers.*.image']) {
+      const r = await run(['--format', 'json', '--now', NOW, '--ignore', pattern, sites['test-site']!, sites['site-b']!]);
+      expect(paths(JSON.parse(r.out) as Report)).not.toContain(`Deployment analytics ${field}`);
+      expect(r.err).not.toContain('matched no field');
+    }
+  });
+
+  it('an --ignore pattern that cannot match is a usage error; one that matched nothing is named', async () => {
+    for (const bad of ['[', 'spec.[name=a', 'a..b', 'spec.containers]', 'x[a]y', '', 'Deployment:']) {
+      const r = await run(['--ignore', bad === '' ? ',' : bad, sites['test-site']!]);
+      if (bad === '') {
+        // an empty list is no pattern at all
+        expect(r.code).toBe(0);
+        continue;
+      }
+      expect(r.code, bad).toBe(2);
+      expect(r.err).toContain(`--ignore ${JSON.stringify(bad)}: `);
+      expect(r.out).toBe('');
+    }
+    const r = await run(['--now', NOW, '--ignore', 'spec.intervl,**.tag', sites['test-site']!, sites['site-b']!]);
+    expect(r.code).toBe(0);
+    expect(r.err).toContain('the ignored field pattern "spec.intervl" matched no field of the 2 sites');
+    expect(r.err).not.toContain('"**.tag" matched');
+  });
+
   it('with a reference site, resources only elsewhere are missing from the reference', async () => {
     const r = await json(['--reference', 'site-c', sites['test-site']!, sites['site-c']!]);
     expect(r.reference).toBe('site-c');
