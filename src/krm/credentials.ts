@@ -4,6 +4,7 @@
  */
 import type { KubeObject } from './kube-object.js';
 import type { Redactor } from '../secrets/redact.js';
+import { CREDENTIAL_WORDS } from '../secrets/credential-words.js';
 
 /**
  * Text that may hold a credential: a word credentials are named or marked by, a URL's `user@`, a
@@ -11,7 +12,7 @@ import type { Redactor } from '../secrets/redact.js';
  * `"\u0070assword"`) can spell any of those words in the data but not in the text. An item
  * without any is not read again (the scrub of a large run names few items, each read once).
  */
-const MAY_HOLD_CREDENTIALS = /pass|pwd|secret|token|credential|auth|key|user|@|ENC\[|PRIVATE|Basic|Bearer|kind: *Secret|\\/i;
+const MAY_HOLD_CREDENTIALS = new RegExp(`${CREDENTIAL_WORDS}|@|ENC\\[|PRIVATE|Basic|Bearer|kind: *Secret|\\\\`, 'i');
 
 /**
  * Adds the credentials in `o`'s data. The item is read as the function reads it

@@ -14,6 +14,7 @@ import {
   Redactor,
   scrubWork,
 } from './redact.js';
+import { CREDENTIAL_WORDS } from './credential-words.js';
 
 describe('which keys hold credentials', () => {
   it.each([
@@ -59,6 +60,40 @@ describe('which keys hold credentials', () => {
   ])('%s: credential %s, never shown %s', (key, credential, sensitive) => {
     expect(isCredentialKey(key)).toBe(credential);
     expect(isSensitiveKey(key)).toBe(sensitive);
+  });
+
+  it("every key judged sensitive holds one of CREDENTIAL_WORDS (the scrubs' cheap tests skip text without one)", () => {
+    const words = new RegExp(CREDENTIAL_WORDS, 'i');
+    const part = fc.constantFrom('', 'bmc', 'SITE', 'ldapBind', 'ssh', 'client', 'tls', 'x', 'Admin', 'db.', 'root', 'api', 'aws_');
+    const core = fc.constantFrom(
+      'password',
+      'Pass',
+      'PW',
+      'pw',
+      'Pwd',
+      'passwd',
+      'secret',
+      'Token',
+      'key',
+      'Key',
+      '-key',
+      '.key',
+      'KeyData',
+      'auth',
+      'credentials',
+      'user_name',
+      'Username',
+      'phrase',
+      'Pin',
+      'Salt',
+    );
+    fc.assert(
+      fc.property(part, core, fc.constantFrom('', 's', '_FILE', 'Ref', '-data', 'TTL'), (a, b, c) => {
+        const k = a + b + c;
+        if (isSensitiveKey(k) || isCredentialKey(k)) expect(k).toMatch(words);
+      }),
+      { numRuns: 2000 },
+    );
   });
 
   it('a path is sensitive under Secret data, a sensitive key, or an env-style item with a sensitive name', () => {

@@ -14,6 +14,7 @@
  *   input items, files the function read) and removes them, plain or encoded, from any text.
  */
 import { isRecord } from '../krm/index.js';
+import { CREDENTIAL_WORDS } from './credential-words.js';
 
 // ---- keys --------------------------------------------------------------------------------
 
@@ -298,10 +299,7 @@ function applyRules(s: string, rules: readonly Rule[], found?: string[]): string
 }
 
 /** Cheap test before the rules: every rule needs one of these words (most text, MACs, addresses, names, holds none). */
-const MAY_HOLD_INLINE = new RegExp(
-  `pass|pwd|secret|token|credential|auth|key|user|@|BEGIN|ENC\\[|Basic|Bearer|Digest|Negotiate|machine|${TOOL_NAMES.source}`,
-  'i',
-);
+const MAY_HOLD_INLINE = new RegExp(`${CREDENTIAL_WORDS}|@|BEGIN|ENC\\[|Basic|Bearer|Digest|Negotiate|machine|${TOOL_NAMES.source}`, 'i');
 
 /** Free text (a message, a command line, an env string) with inline credentials masked; `found` collects them. */
 export function redactText(s: string, found?: string[]): string {

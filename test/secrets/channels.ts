@@ -305,6 +305,16 @@ export const CHANNELS: Channel[] = [
     plant: (c, f) => f.site.push(configMap('cnry-pwd', { pwd: c, mode: 'strict' })),
   },
   {
+    id: 'pw-suffix-key',
+    what: 'keys ending in pw (SITE_PW, ldapBindPw: ConfigMap data)',
+    plant: (c, f) => f.site.push(configMap('cnry-site-pw', { SITE_PW: c, ldapBindPw: c, mode: 'strict' })),
+  },
+  {
+    id: 'camel-case-key',
+    what: 'camelCase ...Key and keyData keys (sshKey, encryptionKey, keyData: ConfigMap data)',
+    plant: (c, f) => f.site.push(configMap('cnry-ssh-key', { sshKey: c, encryptionKey: c, keyData: c, mode: 'strict' })),
+  },
+  {
     id: 'sops-enc-value',
     what: 'sops ENC[...] values (no sops: block)',
     plant: (c, f) =>
