@@ -11,6 +11,7 @@ import { findSopsConfig } from '../sops/index.js';
 import { type Problem, RENDER_HEADER, type SourceFile, flatten } from './flatten.js';
 import { fluxPathMapper } from './flux-paths.js';
 import { type WriteSummary, writeTree } from './write-tree.js';
+import { redactToolOutput } from '../secrets/redact.js';
 
 export class RenderError extends Error {}
 
@@ -60,7 +61,7 @@ function runKpt(site: string, env: Record<string, string | undefined>, log: (s: 
       maxBuffer: 1 << 28,
     });
   if (r.error) throw new RenderError(`cannot run ${kpt} (${r.error.message}): install kpt, set KPT, or render first and pass --no-kpt`);
-  const text = `${r.stdout}${r.stderr}`.trimEnd();
+  const text = redactToolOutput(`${r.stdout}${r.stderr}`.trimEnd());
   if (text) log(text);
   if (r.status !== 0) throw new RenderError(`kpt fn render ${site} failed (exit ${r.status}): nothing written`);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BMC_SCHEMES, bmcIdentity, chooseScheme, parseBmcAddress, schemeFor } from './bmc.js';
+import { BMC_SCHEMES, bmcIdentity, chooseScheme, parseBmcAddress, redactBmcAddress, schemeFor } from './bmc.js';
 
 describe('BMC addresses (one table of BMO schemes)', () => {
   it('reads every scheme BMO accepts, with and without a transport', () => {
@@ -16,6 +16,12 @@ describe('BMC addresses (one table of BMO schemes)', () => {
     for (const bad of ['redfish://10.0.0.1:99999/x', 'redfish://10.0.0.1 /x', 'redfish+ftp://h/x', '', 'redfish://:443/x'])
       expect(parseBmcAddress(bad), bad).toBeUndefined();
     expect(parseBmcAddress('redfish://admin:pw@10.0.0.1/x')!.userinfo).toBe(true);
+    // a credential in the query is one too: shown masked, refused where user info is
+    expect(parseBmcAddress('redfish://10.0.0.1/redfish/v1/Systems/1?password=s3cr3t-1')!.userinfo).toBe(true);
+    expect(redactBmcAddress('redfish://10.0.0.1/redfish/v1/Systems/1?password=s3cr3t-1')).toBe(
+      'redfish://10.0.0.1/redfish/v1/Systems/1?password=***',
+    );
+    expect(parseBmcAddress('redfish://10.0.0.1/redfish/v1/Systems/1?x=1')!.userinfo).toBe(false);
     // a password with '/' or '@' in it is still user info, never part of the host or path
     expect(parseBmcAddress('redfish://admin:p/a@ss@10.0.0.1/redfish/v1/Systems/1')).toMatchObject({
       userinfo: true,

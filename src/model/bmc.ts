@@ -7,6 +7,7 @@
  * is IPMI. The `+http`/`+https` suffix picks the transport of the Redfish-based schemes
  * (https when absent).
  */
+import { redactText } from '../secrets/redact.js';
 
 export type BootMethod = 'ipxe' | 'virtualmedia' | 'uefihttp';
 export type Transport = 'http' | 'https';
@@ -138,7 +139,7 @@ export interface BmcAddress {
   port?: number;
   /** the path (system path), no trailing slash */
   path: string;
-  /** a user name or password was written into the address */
+  /** a user name or password was written into the address (its user information, or its path or query: `?password=x`) */
   userinfo: boolean;
 }
 
@@ -169,7 +170,7 @@ export function parseBmcAddress(address: string): BmcAddress | undefined {
     host: m[4]!.toLowerCase(),
     port,
     path: (m[6] ?? '').replace(/\/+$/, ''),
-    userinfo: m[3] !== undefined,
+    userinfo: m[3] !== undefined || (m[6] !== undefined && redactText(m[6]) !== m[6]),
   };
 }
 
@@ -241,7 +242,10 @@ export function chooseScheme(want: BootMethod, cap: BootCapabilities): SchemeCho
   );
 }
 
-/** An address as messages may show it: a user name or password replaced by `***`. */
+/**
+ * An address as messages may show it: a user name or password replaced by `***`, and a
+ * credential written in its path or query (`?password=x`, a signature) masked as any text's.
+ */
 export function redactBmcAddress(address: string): string {
-  return address.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@');
+  return redactText(address.replace(/^([a-z][a-z0-9+.-]*:\/\/)?[\s\S]*@/i, '$1***@'));
 }

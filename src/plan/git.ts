@@ -5,6 +5,7 @@
  * with a kustomization gets the whole commit (its kustomization may reach outside the path).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { redactToolOutput } from '../secrets/redact.js';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 
 export class GitError extends Error {}
@@ -13,7 +14,8 @@ function git(args: string[], cwd: string, input?: string): Buffer {
   // node:child_process on first use: loading it (with net and stream) costs every CLI start ~10 ms
   const r = process.getBuiltinModule('node:child_process').spawnSync('git', args, { cwd, input, maxBuffer: 1 << 30 });
   if (r.error) throw new GitError(`cannot run git (${r.error.message}): install git or compare folders instead (plan BASE HEAD)`);
-  if (r.status !== 0) throw new GitError(`git ${args.join(' ')}: ${r.stderr.toString().trim().split('\n').slice(-2).join(' | ')}`);
+  if (r.status !== 0)
+    throw new GitError(redactToolOutput(`git ${args.join(' ')}: ${r.stderr.toString().trim().split('\n').slice(-2).join(' | ')}`));
   return r.stdout;
 }
 

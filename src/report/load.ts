@@ -9,6 +9,7 @@ import { basename, extname, join, relative, resolve } from 'node:path';
 import { formatLine, type HeaderProblem, KrmError, type KubeObject, sameData } from '../krm/index.js';
 import { type FileObject, fileObjects, readRegularFile } from '../cli/files.js';
 import { followFluxPaths } from '../gitops/flux-paths.js';
+import { redactToolOutput } from '../secrets/redact.js';
 
 export interface Site {
   name: string;
@@ -127,7 +128,8 @@ function kustomize(dir: string): string {
     throw new SiteError(
       `cannot run "${bin} kustomize ${dir}" (${r.error.message}): install kubectl, set KUBECTL, or pass the rendered YAML instead`,
     );
-  if (r.status !== 0) throw new SiteError(`"${bin} kustomize ${dir}" failed: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  if (r.status !== 0)
+    throw new SiteError(`"${bin} kustomize ${dir}" failed: ${redactToolOutput(r.stderr.trim().split('\n').slice(-3).join(' | '))}`);
   return r.stdout;
 }
 

@@ -7,4 +7,4 @@
  *
  * A module of its own, importing nothing: src/krm reads it without loading the redaction rules.
  */
-export const CREDENTIAL_WORDS = 'pass|pw|secret|token|credential|auth|key|user';
+export const CREDENTIAL_WORDS = 'pass|pw|secret|token|credential|auth|key|user|community|psk|pat';

@@ -9,6 +9,7 @@ import {
   isSensitivePath,
   quoteValue,
   redactArgs,
+  redactString,
   redactText,
   redactValueText,
   Redactor,
@@ -45,6 +46,12 @@ describe('which keys hold credentials', () => {
     ['ssh_public_key', false, false],
     ['pubKey', false, false],
     ['monkey', false, false],
+    ['snmpCommunity', true, true],
+    ['wifiPsk', true, true],
+    ['GH_PAT', true, true],
+    ['githubPat', true, true],
+    ['path', false, false],
+    ['compat', false, false],
     // an account name: never shown, but not a plaintext-secret finding
     ['username', false, true],
     ['BMC_USERNAME', false, true],
@@ -86,6 +93,11 @@ describe('which keys hold credentials', () => {
       'phrase',
       'Pin',
       'Salt',
+      'community',
+      'Psk',
+      '_PAT',
+      'Pat',
+      'path',
     );
     fc.assert(
       fc.property(part, core, fc.constantFrom('', 's', '_FILE', 'Ref', '-data', 'TTL'), (a, b, c) => {
@@ -154,9 +166,56 @@ describe('credentials written inline', () => {
     ['{"password": "s3cr3t-1", "user": "x"}', '{"password": "***", "user": "x"}'],
     ['data: ENC[AES256_GCM,data:abc=,iv:x,tag:y,type:str]', 'data: (encrypted)'],
     ['-----BEGIN EC PRIVATE KEY-----\nMHc\n-----END EC PRIVATE KEY-----', '(private key)'],
+    // an assignment inside an option's value
+    ['kubectl create secret generic x --from-literal=password=s3cr3t-1', 'kubectl create secret generic x --from-literal=password=***'],
+    ['helm install x --set=adminPassword=s3cr3t-1', 'helm install x --set=adminPassword=***'],
+    // names and values the shell, Dockerfiles and registries write
+    ['ENV AWS_SECRET_ACCESS_KEY s3cr3t-1', 'ENV AWS_SECRET_ACCESS_KEY ***'],
+    ['setenv DB_PASSWORD s3cr3t-1', 'setenv DB_PASSWORD ***'],
+    ['docker login -u ci -p s3cr3t-1 r.example.com', 'docker login -u ci -p *** r.example.com'],
+    ['echo s3cr3t-1 | docker login --password-stdin -u ci r', 'echo *** | docker login --password-stdin -u ci r'],
+    ['htpasswd -b users bob s3cr3t-1', 'htpasswd -b users bob ***'],
+    ['smbclient -U bob%s3cr3t-1 //h/s', 'smbclient -U bob%*** //h/s'],
+    ['vault login s3cr3t-1', 'vault login ***'],
+    ['openssl genrsa -aes256 -passout pass:s3cr3t-1 -out ca.key', 'openssl genrsa -aes256 -passout pass:*** -out ca.key'],
+    ['ipmitool -H h -U u -P s3cr3t-1 -y s3cr3t-2 power on', 'ipmitool -H h -U u -P *** -y *** power on'],
+    ['curl --header "Authorization: token s3cr3t-1" x', 'curl --header "Authorization: token ***" x'],
+    // tokens by their shape, signed URLs
+    ['notes: ghp_Zq9xTOKENaaaaaaaaaaaaaaaaaaaa', 'notes: ***'],
+    ['glpat-abcdefghij0123456789 and xoxb-1234-5678-abcdefgh', '*** and ***'],
+    ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl', '***'],
+    ['https://hooks.slack.com/services/T0/B0/s3cr3t-1', 'https://hooks.slack.com/services/***'],
+    [
+      'https://b.s3.amazonaws.com/x.qcow2?X-Amz-Date=1&X-Amz-Signature=s3cr3t-1',
+      'https://b.s3.amazonaws.com/x.qcow2?X-Amz-Date=1&X-Amz-Signature=***',
+    ],
+    ['https://a.blob.core.windows.net/i.img?sv=2022&sig=s3cr3t-1', 'https://a.blob.core.windows.net/i.img?sv=2022&sig=***'],
+    ['redfish://10.0.0.1/redfish/v1/Systems/1?password=s3cr3t-1', 'redfish://10.0.0.1/redfish/v1/Systems/1?password=***'],
   ])('%j -> %j', (text, shown) => {
     expect(redactText(text)).toBe(shown);
   });
+
+  it.each([
+    ['curl -H "X-Vault-Token: s3cr3t-1" https://vault', 'curl -H "X-Vault-Token: ***" https://vault'],
+    ["curl -H 'PRIVATE-TOKEN: s3cr3t-1' https://gitlab", "curl -H 'PRIVATE-TOKEN: ***' https://gitlab"],
+    ['primary: {host: db1, password: s3cr3t-1}', 'primary: {host: db1, password: ***}'],
+    ['lang en_US\nrootpw --plaintext s3cr3t-1\n', 'lang en_US\nrootpw --plaintext ***\n'],
+    ['d-i passwd/root-password password s3cr3t-1\n', 'd-i passwd/root-password password ***\n'],
+    ['#cloud-config\nchpasswd:\n  list: |\n    root:s3cr3t-1\n', '#cloud-config\nchpasswd:\n  list: |\n    root:***\n'],
+    ['uri ldap://x\nbindpw s3cr3t-1\n', 'uri ldap://x\nbindpw ***\n'],
+    // names with values, not credentials: shown
+    ['hostname node01\nport 22\n', 'hostname node01\nport 22\n'],
+    ['image: registry/app:1.2', 'image: registry/app:1.2'],
+  ])('a value %j -> %j', (text, shown) => {
+    expect(redactValueText(text)).toBe(shown);
+  });
+
+  it.each(['PuTTY-User-Key-File-2: ssh-rsa\nPrivate-Lines: 1\nAAAA\n', '$ANSIBLE_VAULT;1.1;AES256\n6638\n'])(
+    'key material %j is (set)',
+    (text) => {
+      expect(redactString(text)).toEqual({ redacted: true, text: '(set)' });
+    },
+  );
 
   it.each([
     'error: Secret/x stringData.password: must be string [schema]',

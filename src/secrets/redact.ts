@@ -23,9 +23,12 @@ import { CREDENTIAL_WORDS } from './credential-words.js';
  * `ldapBindPw`, `rootpw` (kickstart), `clientSecret`, `tls.key`, `client-key-data`, `keyData` ...
  */
 const CREDENTIAL_KEY =
-  /pass(?:word|wd|phrase)?s?$|passw(?:or)?d|pwd|pw$|secret|token|credential|api[-_]?key|access[-_]?key|private[-_]?key|[-_.]key(?:-data)?$|^key$|key[-_]?data$|auth$/i;
-/** A camelCase key ending in `Key` (`sshKey`, `encryptionKey`, `hmacKey`): a key as `ssh_key` is (case-sensitive: not `monkey`) */
-const CAMEL_KEY = /[a-z0-9]Key$/;
+  /pass(?:word|wd|phrase)?s?$|passw(?:or)?d|pwd|pw$|secret|token|credential|api[-_]?key|access[-_]?key|private[-_]?key|[-_.]key(?:-data)?$|^key$|key[-_]?data$|auth$|community$|psk$|(?:^|[-_.])pat$/i;
+/**
+ * A camelCase key ending in `Key`, `Pat` or `Psk` (`sshKey`, `encryptionKey`, `githubPat`,
+ * `wifiPsk`): as `ssh_key` is (case-sensitive: not `monkey`, `compat`)
+ */
+const CAMEL_KEY = /[a-z0-9](?:Key|Pat|Psk)$/;
 /**
  * Keys that say "key" but hold none: a public key (`sshPublicKey`, `ssh_public_key`, `pubKey`) is
  * made to be shown; Kubernetes' `topologyKey` names a node label.
@@ -159,12 +162,13 @@ const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/]*@/gi;
 const DSN_CREDENTIALS = /(?<![\w/@:.%+-])[\w.%+-]+:[^\s@/]+@(?=(?:tcp|udp|unix)\()/g;
 /** `Authorization: Basic <token>`: the token, when it looks like one (not "Basic authentication"). */
 const AUTH_SCHEME = /\b(Basic|Bearer|Token|Digest|Negotiate)(\s+)([A-Za-z0-9+/=._~-]{6,})/g;
-const AUTH_SCHEME_WORD = /Basic|Bearer|Token|Digest|Negotiate/;
+const AUTH_SCHEME_WORD = /Basic|Bearer|Token|Digest|Negotiate/i;
 /**
  * The same where it can only be a credential, whatever it looks like: a whole value
- * (`Bearer PWBEARERA`) or an `Authorization:` header's value, to the end of its line.
+ * (`Bearer PWBEARERA`) or an `Authorization:` header's value, to the end of its line or of the
+ * quotes it stands in (`curl -H "Authorization: token x"`).
  */
-const AUTH_HEADER = /(^|Authorization:[ \t]*)(Basic|Bearer|Token|Digest|Negotiate)([ \t]+)([A-Za-z0-9+/=._~-]{6,})[ \t]*$/gim;
+const AUTH_HEADER = /(^|Authorization:[ \t]*)(Basic|Bearer|Token|Digest|Negotiate)([ \t]+)([A-Za-z0-9+/=._~-]{6,})(?=[ \t]*(?:$|["']))/gim;
 /** `password=x`, `BMC_PASSWORD=x`, `db.password = x`, `--password=x`, `?token=x&` */
 const ASSIGNMENT = /([A-Za-z_][\w.-]*)(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'&;,]+)/g;
 /**
@@ -173,9 +177,43 @@ const ASSIGNMENT = /([A-Za-z_][\w.-]*)(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'&;,]+)/g;
  * asks for the password and names database X); curl's `-u user:password`, the part after `:`.
  */
 const TOOL_PASSWORD =
-  /(\b(?:ipmitool\b[^\n]*?\s-P|racadm\b[^\n]*?\s-p|redis-cli\b[^\n]*?\s-a|ldap[a-z]*\b[^\n]*?\s-w|sshpass\b[^\n]*?\s-p)\s*|\bmysql(?:dump|admin)?\b[^\n]*?\s-p|\bcurl\b[^\n]*?\s(?:-u|--user)[\s=]*[^\s:'"]+:)("[^"]*"|'[^']*'|[^\s"']+)/g;
+  /((?<=\bipmitool\b[^\n]*?)\s-[Pky]\s*|\b(?:vault[ \t]+login(?:[ \t]+-\S+)*[ \t]+(?=[^\s"'=-][^\s"'=]*(?:\s|$))|racadm\b[^\n]*?\s-p|redis-cli\b[^\n]*?\s-a|ldap[a-z]*\b[^\n]*?\s-w|sshpass\b[^\n]*?\s-p|(?:docker|podman|buildah|helm(?:\s+registry)?)\s+login\b[^\n]*?\s-p|htpasswd\b[^\n]*?\s-\w*b\w*(?:\s+-\w+)*\s+\S+\s+\S+)\s*|\bsmbclient\b[^\n]*?\s-U\s*[^\s%]+%|\bmysql(?:dump|admin)?\b[^\n]*?\s-p|\bcurl\b[^\n]*?\s(?:-u|--user)[\s=]*[^\s:'"]+:)("[^"]*"|'[^']*'|[^\s"']+)/g;
 /** The tools of TOOL_PASSWORD: the cheap test before it, and part of MAY_HOLD_INLINE's */
-const TOOL_NAMES = /ipmitool|racadm|redis-cli|ldap|sshpass|mysql|curl/;
+const TOOL_NAMES = /ipmitool|racadm|redis-cli|ldap|sshpass|mysql|curl|login|htpasswd|smbclient/;
+/**
+ * Tokens that say what they are by their form, wherever they stand: GitHub (`ghp_`, `github_pat_`),
+ * GitLab (`glpat-`), Slack (`xoxb-`), a JWT (`eyJ...` in three parts), the secret path of a Slack
+ * or Discord webhook.
+ */
+const SHAPED_TOKEN =
+  /\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{8,}|eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]+)|(?<=hooks\.slack\.com\/services\/|discord(?:app)?\.com\/api\/webhooks\/)[^\s"'?#]+/g;
+const SHAPED_TOKEN_HINT = /gh[pousr]_|github_pat_|glpat-|xox[abprs]-|eyJ|hooks\.slack|webhooks/;
+/** A signed URL's signature or session token (S3, GCS, Azure SAS): whoever holds the URL holds the access */
+const URL_SIGNATURE = /([?&](?:sig|signature|X-Amz-Signature|X-Amz-Security-Token|X-Goog-Signature|X-Goog-Credential)=)([^&\s"'#]+)/gi;
+/** openssl's `pass:phrase` (`-passin pass:x`, `-passout pass:x`) */
+const OPENSSL_PASS = /(?<![\w-])(pass:)([^\s"']+)/g;
+/**
+ * Installer files: kickstart's `rootpw [--plaintext] x`, a preseed's `d-i passwd/root-password
+ * password x`, cloud-init's `chpasswd` list lines (`root:x`), a `name value` line whose name is
+ * a credential (`bindpw x` in nslcd.conf).
+ */
+const KICKSTART_ROOTPW = /^([ \t]*rootpw(?:[ \t]+--\S+)*[ \t]+)(\S+)/gm;
+const PRESEED_PASSWORD = /(\bpasswd\/\S+[ \t]+password[ \t]+)(\S+)/g;
+const CHPASSWD_LINE = /^([ \t]*(?:-[ \t]*)?[a-z_][a-z0-9_.-]*:)(?![ \t])([^\s:]\S*)[ \t]*$/gm;
+const NAME_SPACE_VALUE = /^([ \t]*([A-Za-z_][\w.-]*)[ \t]+)([^\s=:#][^\s]*)[ \t]*$/gm;
+/** Whole-value key material that is not PEM: a PuTTY key file, an Ansible Vault blob */
+const OTHER_KEY_FILE = /PuTTY-User-Key-File-\d+:|\$ANSIBLE_VAULT;/;
+/** A Dockerfile's `ENV NAME value` or csh's `setenv NAME value`: a name, white space, its value */
+const ENV_WORDS = /\b(ENV|setenv)([ \t]+)([A-Za-z_]\w*)([ \t]+)("[^"]*"|'[^']*'|[^\s"']+)/g;
+/**
+ * `name: value` inside a line, after white space, a quote, `{` or `,`: an HTTP header in a
+ * command (`-H "X-Vault-Token: x"`, `'PRIVATE-TOKEN: x'`), a YAML flow map (`{password: x}`). A
+ * space after the colon, so that URLs and `host:port` are not names and values.
+ */
+const INLINE_PAIR = /(^|[\s"'{,(])([A-Za-z_][\w.-]*)(["']?[ \t]*:[ \t]+)("[^"]*"|'[^']*'|[^\s"',}]+)/g;
+/** `echo x | docker login --password-stdin`: what is echoed into a registry login is its password */
+const ECHO_TO_LOGIN =
+  /\b(echo|printf)([ \t]+)("[^"]*"|'[^']*'|[^\s"'|]+)(?=[ \t]*\|[ \t]*(?:docker|podman|buildah|skopeo|helm(?:[ \t]+registry)?)[ \t]+login\b[^\n]*--password-stdin)/g;
 /** A .netrc line: `machine host login bob password x` */
 const NETRC_PASSWORD = /(\bmachine\s+\S+[^\n]*?\s(?:password|passwd)\s+)(\S+)/g;
 
@@ -215,6 +253,22 @@ const hasBlank = (s: string): boolean => /\s/.test(s);
 
 const unquote = (v: string): string => v.replace(/^(["'])(.*)\1$/s, '$2');
 
+/**
+ * `key=value`; a value that is itself an assignment (`--from-literal=password=x`,
+ * `-e DB_PASSWORD=x`) is looked at in turn.
+ */
+const ASSIGNMENT_RULE: Rule = [
+  ASSIGNMENT,
+  (s) => s.includes('='),
+  ([m, key, eq, v]) => {
+    if (sensitiveLeaf(key!)) return { secret: unquote(v!), shown: `${key}${eq}${MASK}` };
+    if (!v!.includes('=')) return undefined;
+    const found: string[] = [];
+    const inner = applyRules(v!, [ASSIGNMENT_RULE], found);
+    return found.length ? { secret: found[0]!, shown: `${key}${eq}${inner}` } : { secret: MASK, shown: m! };
+  },
+];
+
 /** Inline credentials in free text, in the order they are looked for. */
 const TEXT_RULES: readonly Rule[] = [
   // user-only URLs (`ssh://git@host`) keep the user
@@ -233,6 +287,9 @@ const TEXT_RULES: readonly Rule[] = [
   [DSN_CREDENTIALS, (s) => s.includes('@'), ([m]) => ({ secret: m!.slice(0, -1), shown: `${MASK}@` })],
   [PEM_PRIVATE_KEY, (s) => s.includes('PRIVATE KEY'), ([m]) => ({ secret: m!, shown: '(private key)' })],
   [SOPS_VALUE, (s) => s.includes('ENC['), ([m]) => ({ secret: m!, shown: '(encrypted)' })],
+  [SHAPED_TOKEN, (s) => SHAPED_TOKEN_HINT.test(s), ([m]) => ({ secret: m!, shown: MASK })],
+  [URL_SIGNATURE, (s) => /sig|credential|token/i.test(s), ([, head, v]) => ({ secret: v!, shown: `${head}${MASK}` })],
+  [OPENSSL_PASS, (s) => s.includes('pass:'), ([, head, v]) => ({ secret: unquote(v!), shown: `${head}${MASK}` })],
   [
     AUTH_HEADER,
     (s) => AUTH_SCHEME_WORD.test(s),
@@ -243,10 +300,12 @@ const TEXT_RULES: readonly Rule[] = [
     (s) => AUTH_SCHEME_WORD.test(s),
     ([, scheme, sp, token]) => (looksLikeToken(token!) ? { secret: token!, shown: `${scheme}${sp}${MASK}` } : undefined),
   ],
+  ASSIGNMENT_RULE,
+  [ECHO_TO_LOGIN, (s) => s.includes('--password-stdin'), ([, cmd, sp, v]) => ({ secret: unquote(v!), shown: `${cmd}${sp}${MASK}` })],
   [
-    ASSIGNMENT,
-    (s) => s.includes('='),
-    ([, key, eq, v]) => (sensitiveLeaf(key!) ? { secret: unquote(v!), shown: `${key}${eq}${MASK}` } : undefined),
+    ENV_WORDS,
+    (s) => s.includes('ENV') || s.includes('setenv'),
+    ([, cmd, sp, name, sp2, v]) => (sensitiveLeaf(name!) ? { secret: unquote(v!), shown: `${cmd}${sp}${name}${sp2}${MASK}` } : undefined),
   ],
   [
     FLAG_VALUE,
@@ -266,6 +325,22 @@ const LINE_RULES: readonly Rule[] = [
     KEY_LINE,
     (s) => s.includes(':') || s.includes('='),
     ([, head, key, v]) => (sensitiveLeaf(key!) ? { secret: unquote(v!.trim()), shown: `${head}${MASK}` } : undefined),
+  ],
+  [KICKSTART_ROOTPW, (s) => s.includes('rootpw'), ([, head, v]) => ({ secret: v!, shown: `${head}${MASK}` })],
+  [PRESEED_PASSWORD, (s) => s.includes('passwd/'), ([, head, v]) => ({ secret: v!, shown: `${head}${MASK}` })],
+  [CHPASSWD_LINE, (s) => s.includes('chpasswd'), ([, head, v]) => ({ secret: v!, shown: `${head}${MASK}` })],
+  [
+    NAME_SPACE_VALUE,
+    () => true,
+    ([, head, key, v]) => (sensitiveLeaf(key!) ? { secret: unquote(v!), shown: `${head}${MASK}` } : undefined),
+  ],
+];
+/** Names and values inside a line of a value (a header in a command, a flow map). */
+const PAIR_RULES: readonly Rule[] = [
+  [
+    INLINE_PAIR,
+    (s) => s.includes(':'),
+    ([, lead, key, colon, v]) => (sensitiveLeaf(key!) ? { secret: unquote(v!), shown: `${lead}${key}${colon}${MASK}` } : undefined),
   ],
 ];
 
@@ -299,7 +374,10 @@ function applyRules(s: string, rules: readonly Rule[], found?: string[]): string
 }
 
 /** Cheap test before the rules: every rule needs one of these words (most text, MACs, addresses, names, holds none). */
-const MAY_HOLD_INLINE = new RegExp(`${CREDENTIAL_WORDS}|@|BEGIN|ENC\\[|Basic|Bearer|Digest|Negotiate|machine|${TOOL_NAMES.source}`, 'i');
+const MAY_HOLD_INLINE = new RegExp(
+  `${CREDENTIAL_WORDS}|@|BEGIN|ENC\\[|Basic|Bearer|Digest|Negotiate|machine|sig|PuTTY|ANSIBLE_VAULT|${TOOL_NAMES.source}|${SHAPED_TOKEN_HINT.source}`,
+  'i',
+);
 
 /** Free text (a message, a command line, an env string) with inline credentials masked; `found` collects them. */
 export function redactText(s: string, found?: string[]): string {
@@ -309,15 +387,27 @@ export function redactText(s: string, found?: string[]): string {
 /** A string value (maybe a whole embedded file): `redactText` plus `key: value` lines with a sensitive key. */
 export function redactValueText(s: string, found?: string[]): string {
   if (!MAY_HOLD_INLINE.test(s)) return s;
-  const t = applyRules(s, TEXT_RULES, found);
+  const t = applyRules(applyRules(s, TEXT_RULES, found), PAIR_RULES, found);
   return t.includes('\n') || /^\s*[\w.-]+\s*[:=]/.test(t) ? applyRules(t, LINE_RULES, found) : t;
 }
 
 /** The text shown for a string value: `(set)` for key material, `(encrypted)` for sops, inline credentials masked. */
 export function redactString(s: string): { redacted: boolean; text: string } {
-  if (s.includes('PRIVATE KEY')) return { redacted: true, text: '(set)' };
+  if (s.includes('PRIVATE KEY') || OTHER_KEY_FILE.test(s)) return { redacted: true, text: '(set)' };
   if (s.trimStart().startsWith('ENC[')) return { redacted: true, text: '(encrypted)' };
   return { redacted: false, text: redactValueText(s) };
+}
+
+/** kustomize quotes the secretGenerator literals it cannot split (`literal sources [password x]: invalid literal source password x, expected key=value`) */
+const LITERAL_SOURCE = /(literal sources? )(\[[^\]\n]*\]|.+?(?=, expected))/g;
+
+/**
+ * What another tool printed (kustomize, kpt, git), before a message quotes it: tools echo their
+ * input (a repository URL with its token, a secretGenerator literal), which no known-value scrub
+ * has seen.
+ */
+export function redactToolOutput(s: string): string {
+  return redactValueText(s.replace(LITERAL_SOURCE, `$1${MASK}`));
 }
 
 /** `--password`, `-token`: a command-line flag whose value is a credential. */

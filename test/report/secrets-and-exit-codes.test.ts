@@ -82,6 +82,24 @@ describe('secrets are never printed', () => {
   });
 });
 
+describe('what kustomize prints is scrubbed before it is quoted', () => {
+  it('a token in a remote resource URL, a secretGenerator literal it cannot split', async () => {
+    const dir = join(scratch(), 'kustomize-echo');
+    for (const [name, text] of [
+      ['url-token', 'resources:\n- https://ghp_Zq9xKUSTOMIZEaaaaaaaaaaaa@127.0.0.1:1/org/repo//base?ref=main\n'],
+      ['url-password', 'resources:\n- https://git:kust-S3CR3T-1@127.0.0.1:1/org/repo//base?ref=main\n'],
+      ['literal', 'secretGenerator:\n- name: db\n  literals:\n  - "password kust-S3CR3T-2"\n'],
+    ]) {
+      mkdirSync(join(dir, name!), { recursive: true });
+      writeFileSync(join(dir, name!, 'kustomization.yaml'), text!);
+      const r = await run([join(dir, name!)]);
+      expect(r.code, name).toBe(2);
+      expect(r.err).toContain('kustomize');
+      expect(r.err).not.toMatch(/ghp_Zq9x|kust-S3CR3T/);
+    }
+  });
+});
+
 describe('unreadable sites and outputs exit 2, not 1', () => {
   it('a broken symbolic link in a site folder', async () => {
     const dir = join(scratch(), 'sym');
