@@ -8,10 +8,12 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 export class UsageError extends Error {}
 
 export interface CommandArgs {
-  /** the last value of a string option */
+  /** the value of a string option given once (twice with two values is a usage error) */
   one(name: string): string | undefined;
   /** every value of a string option, in order (options may repeat) */
   all(name: string): string[];
+  /** the items of a comma-separated option, every time it was given, trimmed; given but empty (`--fail-on ""`) is a usage error */
+  list(name: string): string[];
   /** whether a string option was given */
   has(name: string): boolean;
   flag(name: string): boolean;
@@ -46,8 +48,28 @@ export function parseCommandArgs(argv: string[], strings: readonly string[], fla
     throw e;
   }
   const values = parsed.values;
+  // an empty value is a mistake, never a choice: `--fail-on "$FAIL_ON"` with the variable unset
+  // would turn a gate off, `--output ""` write to stdout
+  for (const name of strings)
+    for (const v of (values[name] as string[] | undefined) ?? [])
+      if (v.trim() === '') throw new UsageError(`--${name} is empty: give it a value (is a variable that should fill it unset?)`);
   return {
-    one: (name) => (values[name] as string[] | undefined)?.at(-1),
+    one: (name) => {
+      const given = values[name] as string[] | undefined;
+      if (given?.some((v) => v !== given[0]))
+        throw new UsageError(`--${name} is given ${given.length} times (${given.join(', ')}): give it once`);
+      return given?.[0];
+    },
+    list: (name) => {
+      const given = (values[name] as string[] | undefined) ?? [];
+      const items = given
+        .flatMap((v) => v.split(','))
+        .map((v) => v.trim())
+        .filter((v) => v !== '');
+      if (given.length > 0 && items.length === 0)
+        throw new UsageError(`--${name} ${given.join(' ')}: give at least one item (comma-separated)`);
+      return items;
+    },
     all: (name) => (values[name] as string[] | undefined) ?? [],
     has: (name) => values[name] !== undefined,
     flag: (name) => values[name] === true,

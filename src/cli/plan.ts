@@ -4,7 +4,6 @@
  * document goes to stdout (or --output) and nothing else does; notes and the verdict go to
  * stderr. Exit codes: 0, 1 when a --fail-on class is hit, 2 on bad arguments or input.
  */
-import { writeFileSync } from 'node:fs';
 import { parseCommandArgs, UsageError } from './args.js';
 import { SiteError } from '../report/load.js';
 import { buildPlan, type TreePair } from '../plan/build.js';
@@ -17,6 +16,7 @@ import type { CiTool } from './ci-finding.js';
 import { toJUnit } from './junit.js';
 import { toSarif } from './sarif.js';
 import type { CliIo } from './validate.js';
+import { OutputError, writeFailureText, writeOutput } from './output.js';
 
 export const PLAN_HELP = `baremetal-krm plan [options] BASE HEAD
 baremetal-krm plan [options] --git RANGE [PATH...]
@@ -59,14 +59,11 @@ interface PlanOptions {
 
 function readOptions(argv: string[]): PlanOptions | 'help' {
   const args = parseCommandArgs(argv, ['git', 'format', 'output', 'fail-on'], []);
-  const v = { git: args.one('git'), format: args.one('format') ?? 'text', output: args.one('output'), 'fail-on': args.all('fail-on') };
+  const v = { git: args.one('git'), format: args.one('format') ?? 'text', output: args.one('output'), 'fail-on': args.list('fail-on') };
   if (args.flag('help')) return 'help';
   if (!(FORMATS as readonly string[]).includes(v.format)) throw new UsageError(`--format ${v.format}: use ${FORMATS.join(', ')}`);
   const failOn: ImpactClass[] = [];
-  for (const c of v['fail-on']
-    .flatMap((x) => x.split(','))
-    .map((x) => x.trim())
-    .filter(Boolean)) {
+  for (const c of v['fail-on']) {
     if (!isImpactClass(c)) throw new UsageError(`--fail-on ${c}: not an impact class; use ${IMPACT_CLASSES.join(', ')}`);
     failOn.push(c);
   }
@@ -148,9 +145,11 @@ export async function runPlan(argv: string[], io: CliIo): Promise<number> {
   const text = render(plan, opts.format);
   if (opts.output) {
     try {
-      writeFileSync(opts.output, text);
+      // with --git the inputs are commits, not the work tree
+      writeOutput(opts.output, text, opts.git === undefined ? opts.paths : []);
     } catch (e) {
-      io.err(`baremetal-krm plan: --output ${opts.output}: cannot write (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})\n`);
+      if (e instanceof OutputError) io.err(`baremetal-krm plan: ${e.message}\n`);
+      else io.err(`baremetal-krm plan: --output ${opts.output}: cannot write (${writeFailureText(e)})\n`);
       return 2;
     }
     io.err(`baremetal-krm plan: wrote ${opts.output} (${plan.changes.length} change(s))\n`);

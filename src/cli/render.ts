@@ -32,8 +32,10 @@ Environment: KPT (the kpt binary), SOPS_CONFIG, and whatever the package's funct
 
 export async function runRender(argv: string[], io: CliIo): Promise<number> {
   let args: ReturnType<typeof parseCommandArgs>;
+  let out: string | undefined;
   try {
     args = parseCommandArgs(argv, ['out'], ['no-kpt']);
+    out = args.one('out');
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     io.err(`baremetal-krm render: ${e.message} (see --help)\n`);
@@ -43,7 +45,6 @@ export async function runRender(argv: string[], io: CliIo): Promise<number> {
     io.out(RENDER_HELP);
     return 0;
   }
-  const out = args.one('out');
   if (args.positional.length !== 1 || !out) {
     io.err('baremetal-krm render: give one SITE and --out DIR (see --help)\n');
     return 2;

@@ -144,13 +144,15 @@ interface Options {
 }
 
 function readOptions(argv: string[]): Options | string {
-  let args: ReturnType<typeof parseCommandArgs>;
   try {
-    args = parseCommandArgs(argv, ['config', 'format'], ['quiet']);
+    return options(parseCommandArgs(argv, ['config', 'format'], ['quiet']));
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
     return `${e.message}${/unknown option/.test(e.message) ? ' (see --help)' : ''}`;
   }
+}
+
+function options(args: ReturnType<typeof parseCommandArgs>): Options | string {
   if (args.flag('help')) return 'help';
   if (args.positional.length === 0)
     return 'no file given: name YAML files or folders, or - to read stdin (kustomize build . | baremetal-krm validate -) (see --help)';

@@ -2,7 +2,7 @@
  * `baremetal-krm report <site>...`: one report across many sites. `reportMain(argv)` returns the
  * exit code: 0, 1 when a --fail-on threshold is broken, 2 on a usage or input error.
  */
-import { writeFileSync } from 'node:fs';
+import { OutputError, writeFailureText, writeOutput } from '../cli/output.js';
 import { Redactor } from '../secrets/redact.js';
 import { InstallError, KrmError, loadYaml } from '../krm/index.js';
 import { fileErrorText, readRegularFile } from '../cli/files.js';
@@ -94,13 +94,6 @@ export function readConfig(path: string): ConfigSpec {
   return s;
 }
 
-function list(values: string[]): string[] {
-  return values
-    .flatMap((v) => v.split(','))
-    .map((v) => v.trim())
-    .filter(Boolean);
-}
-
 export function render(report: Report, format: string, maxRows: number): string {
   switch (format) {
     case 'json':
@@ -132,6 +125,7 @@ export async function reportMain(
   let opts: ReportOptions;
   let format: string;
   let maxRows: number;
+  let output: string | undefined;
   try {
     args = parseCommandArgs(argv, WITH_VALUE, FLAGS);
     if (args.flag('help')) {
@@ -139,6 +133,7 @@ export async function reportMain(
       return 0;
     }
     const one = args.one;
+    output = one('output');
     const cfg = one('config') ? readConfig(one('config')!) : {};
     format = one('format') ?? 'text';
     if (!['text', 'json', 'markdown', 'md', 'html', 'sarif', 'junit', 'artifact'].includes(format))
@@ -155,7 +150,7 @@ export async function reportMain(
     const nowText = one('now') ?? process.env.BAREMETAL_KRM_NOW ?? cfg.intent?.now ?? new Date().toISOString();
     if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(nowText) || Number.isNaN(Date.parse(nowText)))
       throw new UsageError(`--now ${nowText}: use an RFC 3339 time such as 2024-01-31T00:00:00Z`);
-    const failOn = [...(cfg.failOn ?? []), ...list(args.all('fail-on'))];
+    const failOn = [...(cfg.failOn ?? []), ...args.list('fail-on')];
     for (const f of failOn)
       if (!(THRESHOLDS as readonly string[]).includes(f))
         throw new UsageError(`--fail-on ${f}: unknown threshold; use ${THRESHOLDS.join(', ')}`);
@@ -169,7 +164,7 @@ export async function reportMain(
     if (!/^\d+$/.test(mr)) throw new UsageError(`--max-rows ${mr}: use a whole number (0: all rows)`);
     maxRows = Number(mr);
     const configIgnores = cfg.divergence?.ignoreFields ?? [];
-    const flagIgnores = list(args.all('ignore'));
+    const flagIgnores = args.list('ignore');
     for (const [from, fields] of [
       [`--config ${one('config')}: divergence.ignoreFields:`, configIgnores],
       ['--ignore', flagIgnores],
@@ -199,7 +194,7 @@ export async function reportMain(
     throw e;
   }
 
-  if (args.flag('merge')) return mergeMain(args.positional, opts, format, maxRows, args.one('output'), io);
+  if (args.flag('merge')) return mergeMain(args.positional, opts, format, maxRows, output, io);
   const sites: Site[] = [];
   const names = new Set<string>();
   try {
@@ -238,8 +233,14 @@ export async function reportMain(
         `baremetal-krm report: note: the ignored field pattern ${JSON.stringify(f)} matched no field of ${sites.length === 1 ? `site ${sites[0]!.name}` : `the ${sites.length} sites`}: a pattern starts at the object's root (spec.interval; **.interval at any depth)\n`,
       );
   const text = secrets.scrubKnown(format === 'artifact' ? toArtifact(all, opts) : render(report, format, maxRows));
-  const output = args.one('output');
-  return finish(report, text, output, err, io);
+  return finish(
+    report,
+    text,
+    output,
+    args.positional.map((a) => parseSiteArg(a).path),
+    err,
+    io,
+  );
 }
 
 /** Writes the output (stdout or --output), says which thresholds broke, and gives the exit code. */
@@ -247,17 +248,21 @@ function finish(
   report: Report,
   text: string,
   output: string | undefined,
+  /** what was read: --output may not replace it, nor be written inside it */
+  inputs: readonly string[],
   err: (s: string) => void,
   io: { out: (s: string) => void },
 ): number {
   if (output) {
     try {
-      writeFileSync(output, text);
+      writeOutput(output, text, inputs);
     } catch (e) {
+      if (e instanceof OutputError) {
+        err(`baremetal-krm report: ${e.message}\n`);
+        return 2;
+      }
       const failure = e as NodeJS.ErrnoException;
-      err(
-        `baremetal-krm report: --output ${output}: cannot write (${failure.code ?? failure.message}): create its folder or choose a writable path\n`,
-      );
+      err(`baremetal-krm report: --output ${output}: cannot write (${writeFailureText(failure)})\n`);
       return 2;
     }
   } else io.out(text);
@@ -316,5 +321,5 @@ function mergeMain(
     return 2;
   }
   const report = assembleReport(merged.slice, opts);
-  return finish(report, secrets.scrubKnown(render(report, format, maxRows)), output, err, io);
+  return finish(report, secrets.scrubKnown(render(report, format, maxRows)), output, paths, err, io);
 }

@@ -185,7 +185,8 @@ describe('validate: flags and --config with wrong values: exit 2, one line', () 
   it.each([
     [['--format', 'xml', ok], '--format xml: use text, sarif, junit'],
     [['--format'], '--format needs a value'],
-    [['--format=', ok], '--format : use text, sarif, junit'],
+    [['--format=', ok], '--format is empty: give it a value (is a variable that should fill it unset?)'],
+    [['--format', 'text', '--format', 'sarif', ok], '--format is given 2 times (text, sarif): give it once'],
     [['--quiet=yes', ok], '--quiet takes no value'],
     [['--bogus', ok], 'unknown option --bogus (see --help)'],
     [['--config'], '--config needs a value'],
@@ -243,7 +244,9 @@ describe('report: flags with wrong values are exit 2, one message', () => {
     [['--max-rows=-1', site], '--max-rows -1: use a whole number (0: all rows)'],
     [['--config', join(dir, 'missing.yaml'), site], `--config ${join(dir, 'missing.yaml')}: no such file (or a broken symbolic link)`],
     [['--config', site, site], `--config ${site}: a folder, not a regular file`],
-    [['--role-label=', site], "--role-label: give the label key that names a host's role (e.g. airshipit.org/k8s-role)"],
+    [['--role-label=', site], '--role-label is empty: give it a value (is a variable that should fill it unset?)'],
+    [['--fail-on', '', site], '--fail-on is empty: give it a value (is a variable that should fill it unset?)'],
+    [['--fail-on', ',,', site], '--fail-on ,,: give at least one item (comma-separated)'],
   ])('%j', async (argv, message) => {
     let err = '';
     let out = '';

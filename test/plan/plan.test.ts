@@ -191,3 +191,18 @@ describe('plan: --fail-on and the allow annotation', () => {
     expect(missing.err).toContain('does not exist');
   });
 });
+
+describe('plan --output', () => {
+  it('never writes into BASE or HEAD (the next plan would read it), and --fail-on "" is a usage error', async () => {
+    const [base, head] = sides(CASES[0]!.name);
+    for (const out of [join(base!, 'plan.txt'), join(head!, 'plan.txt')]) {
+      const r = await plan(['--output', out, base!, head!]);
+      expect(r.code).toBe(2);
+      expect(r.err).toContain('is inside the input folder');
+      expect(existsSync(out)).toBe(false);
+    }
+    const r = await plan(['--fail-on', '', base!, head!]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--fail-on is empty');
+  });
+});

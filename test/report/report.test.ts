@@ -168,13 +168,8 @@ describe('report contents', () => {
   });
 
   it('an --ignore pattern that cannot match is a usage error; one that matched nothing is named', async () => {
-    for (const bad of ['[', 'spec.[name=a', 'a..b', 'spec.containers]', 'x[a]y', '', 'Deployment:']) {
-      const r = await run(['--ignore', bad === '' ? ',' : bad, sites['test-site']!]);
-      if (bad === '') {
-        // an empty list is no pattern at all
-        expect(r.code).toBe(0);
-        continue;
-      }
+    for (const bad of ['[', 'spec.[name=a', 'a..b', 'spec.containers]', 'x[a]y', 'Deployment:']) {
+      const r = await run(['--ignore', bad, sites['test-site']!]);
       expect(r.code, bad).toBe(2);
       expect(r.err).toContain(`--ignore ${JSON.stringify(bad)}: `);
       expect(r.out).toBe('');
