@@ -9,7 +9,7 @@ import { SiteError } from '../report/load.js';
 import { buildPlan, type TreePair } from '../plan/build.js';
 import { IMPACT_CLASSES, type ImpactClass, isImpactClass, PLAN_RULES } from '../plan/classes.js';
 import { GitError, parseRange, repoPathOf, repoTop } from '../plan/git.js';
-import { loadGitPath, loadPath } from '../plan/load.js';
+import { loadGitPath, loadPath, type Loaded } from '../plan/load.js';
 import type { Plan } from '../plan/model.js';
 import { planFindings, renderJson, renderMarkdown, renderText } from '../plan/render.js';
 import type { CiTool } from './ci-finding.js';
@@ -17,6 +17,8 @@ import { toJUnit } from './junit.js';
 import { toSarif } from './sarif.js';
 import type { CliIo } from './validate.js';
 import { OutputError, writeFailureText, writeOutput } from './output.js';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 
 export const PLAN_HELP = `baremetal-krm plan [options] BASE HEAD
 baremetal-krm plan [options] --git RANGE [PATH...]
@@ -77,12 +79,19 @@ function pairs(opts: PlanOptions, io: CliIo): TreePair[] {
   const note = (skipped: string[]): void => {
     for (const s of skipped) io.err(`${s}\n`);
   };
+  // a document that could not be read is not in its side: planned without it, its objects would
+  // show as removed or added (a wrong plan that may pass its gate)
+  const readable = (...sides: Loaded[]): void => {
+    const n = sides.reduce((sum, s) => sum + s.unreadable, 0);
+    if (n > 0) throw new SiteError(`${n} document(s) could not be read (above): no plan without them; fix them`);
+  };
   if (opts.git === undefined) {
     const [b, h] = opts.paths as [string, string];
     const base = loadPath(b);
     const head = loadPath(h);
     note(base.skipped);
     note(head.skipped);
+    readable(base, head);
     return [{ name: h, baseLabel: b, headLabel: h, base: base.tree, head: head.tree }];
   }
   const cwd = process.cwd();
@@ -94,6 +103,10 @@ function pairs(opts: PlanOptions, io: CliIo): TreePair[] {
     const head = loadGitPath(range.head, repoPath, top, cwd);
     note(base.skipped);
     note(head.skipped);
+    readable(base, head);
+    // a misspelt PATH is in neither commit: an empty plan would pass every gate
+    if (base.tree.entries.size === 0 && head.tree.entries.size === 0 && !existsSync(join(top, repoPath)))
+      throw new SiteError(`${p}: in neither ${range.baseLabel} nor ${range.headLabel}, nor in the work tree: check the path`);
     return {
       name: p,
       baseLabel: `${range.baseLabel}:${repoPath || '.'}`,

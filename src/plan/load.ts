@@ -15,8 +15,15 @@ function emptySite(name: string, source: string): Site {
   return { name, source, mode: 'folder', objects: [], files: new Map(), skipped: [], unreadable: 0, notes: [] };
 }
 
+/** One side of a plan: its objects, the lines that say what was skipped, and how many documents could not be read. */
+export interface Loaded {
+  tree: Tree;
+  skipped: string[];
+  unreadable: number;
+}
+
 /** A folder, file or kustomization as given on the command line. */
-export function loadPath(path: string, cwd = process.cwd()): { tree: Tree; skipped: string[] } {
+export function loadPath(path: string, cwd = process.cwd()): Loaded {
   const site = loadSite(path, resolve(cwd, path), { lazy: true });
   const inRepo = repoRootOf(resolve(cwd, path)) !== undefined;
   const shown = (rel: string): string => (site.mode === 'file' ? path : toPosix(join(path, rel)));
@@ -25,20 +32,15 @@ export function loadPath(path: string, cwd = process.cwd()): { tree: Tree; skipp
     match: (rel) => `/${inRepo ? repoRelative(shown(rel), cwd) : toPosix(resolve(cwd, shown(rel)))}`,
     repoRelative: inRepo,
   });
-  return { tree, skipped: [...site.skipped, ...site.notes] };
+  return { tree, skipped: [...site.skipped, ...site.notes], unreadable: site.unreadable };
 }
 
 /**
  * `repoPath` of a commit (or of the work tree when `commit` is undefined); a path missing from
  * the commit is an empty tree (a site added or removed by the change).
  */
-export function loadGitPath(
-  commit: string | undefined,
-  repoPath: string,
-  top: string,
-  cwd = process.cwd(),
-): { tree: Tree; skipped: string[] } {
-  const index = (site: Site): { tree: Tree; skipped: string[] } => {
+export function loadGitPath(commit: string | undefined, repoPath: string, top: string, cwd = process.cwd()): Loaded {
+  const index = (site: Site): Loaded => {
     // a single file is its own path; files of a folder are under it
     const inRepo = (rel: string): string => (site.mode === 'file' ? repoPath : posix.join(repoPath, toPosix(rel)));
     const files = {
@@ -46,7 +48,7 @@ export function loadGitPath(
       match: (rel: string) => `/${inRepo(rel)}`,
       repoRelative: true,
     };
-    return { tree: indexTree(site, files), skipped: [...site.skipped, ...site.notes] };
+    return { tree: indexTree(site, files), skipped: [...site.skipped, ...site.notes], unreadable: site.unreadable };
   };
   if (commit === undefined) return index(loadSite(repoPath || '.', join(top, repoPath), { lazy: true }));
   const dest = mkdtempSync(join(process.getBuiltinModule('node:os').tmpdir(), 'baremetal-krm-plan-'));

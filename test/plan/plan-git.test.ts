@@ -131,5 +131,9 @@ describe('plan --git', () => {
     const bad = await plan(['--git', 'nope..HEAD', 'sites/east']);
     expect(bad.code).toBe(2);
     expect(bad.err).toContain('nope is not a commit of this repository');
+    // a misspelt PATH is in neither commit nor the work tree: not an empty plan that passes
+    const misspelt = await plan(['--git', 'main..HEAD', '--fail-on', 'deprovision', 'sites/eats']);
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.err).toContain('sites/eats: in neither main nor HEAD, nor in the work tree');
   });
 });

@@ -4,7 +4,7 @@
  * (schema-valid) and JUnit (parsed) of the cases; --fail-on and the allow annotation; Secrets
  * never shown. UPDATE_GOLDEN=1 rewrites test/plan/golden/: read the diff.
  */
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPlan } from '../../src/cli/plan.js';
@@ -204,5 +204,19 @@ describe('plan --output', () => {
     const r = await plan(['--fail-on', '', base!, head!]);
     expect(r.code).toBe(2);
     expect(r.err).toContain('--fail-on is empty');
+  });
+
+  it('a document that does not parse is no plan (its objects would show as removed), exit 2', async () => {
+    const dir = join(root, 'unreadable');
+    const [base] = sides(CASES[0]!.name);
+    cpSync(base!, join(dir, 'base'), { recursive: true });
+    cpSync(base!, join(dir, 'head'), { recursive: true });
+    const file = readdirSync(join(dir, 'head'), { recursive: true, encoding: 'utf8' }).find((f) => f.endsWith('.yaml'))!;
+    writeFileSync(join(dir, 'head', file), `${readFileSync(join(dir, 'head', file), 'utf8')}oops\n`);
+    const r = await plan(['--format', 'json', join(dir, 'base'), join(dir, 'head')]);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toContain('does not parse as YAML');
+    expect(r.err).toContain('document(s) could not be read (above): no plan without them');
   });
 });
