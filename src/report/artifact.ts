@@ -12,6 +12,7 @@ import { addGathered, emptyGathered, type Gathered, type ReportOptions } from '.
 import validateArtifact from './generated/artifact.validate.js';
 import { REPORT_API_VERSION } from './model.js';
 import { firstAjvText } from './schema-errors.js';
+import { isRfc3339Time } from '../model/time.js';
 
 export const ARTIFACT_KIND = 'SiteReportArtifact';
 
@@ -53,6 +54,7 @@ function readArtifact(path: string): SiteArtifact {
     new ArtifactError(`${path}: ${what}: not as report --format artifact writes it; write the artifact again`);
   if (!validateArtifact(a)) throw damaged(firstAjvText(validateArtifact.errors, ''));
   if (!validateIntentSpec(a.options!.intent)) throw damaged(firstAjvText(validateIntentSpec.errors, 'options.intent'));
+  if (!isRfc3339Time(a.options!.now)) throw damaged('options.now: not an RFC 3339 time');
   checkOneSite(a as SiteArtifact, damaged);
   return a as SiteArtifact;
 }

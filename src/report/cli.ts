@@ -21,6 +21,7 @@ import { renderMarkdown, renderText } from './render-text.js';
 import { REPORT_TOOL, reportFindings } from './findings.js';
 import { toJUnit } from '../cli/junit.js';
 import { toSarif } from '../cli/sarif.js';
+import { isRfc3339Time } from '../model/time.js';
 
 export const REPORT_HELP = `baremetal-krm report [options] SITE...
 
@@ -148,8 +149,15 @@ export async function reportMain(
     if (one('role-label') === '')
       throw new UsageError("--role-label: give the label key that names a host's role (e.g. airshipit.org/k8s-role)");
     const nowText = one('now') ?? process.env.BAREMETAL_KRM_NOW ?? cfg.intent?.now ?? new Date().toISOString();
-    if (!/^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(nowText) || Number.isNaN(Date.parse(nowText)))
-      throw new UsageError(`--now ${nowText}: use an RFC 3339 time such as 2024-01-31T00:00:00Z`);
+    if (!isRfc3339Time(nowText)) {
+      const from =
+        one('now') !== undefined
+          ? '--now'
+          : process.env.BAREMETAL_KRM_NOW !== undefined
+            ? 'BAREMETAL_KRM_NOW='
+            : `--config ${one('config')}: intent.now`;
+      throw new UsageError(`${from}${from.endsWith('=') ? '' : ' '}${nowText}: use an RFC 3339 time such as 2024-01-31T00:00:00Z`);
+    }
     const failOn = [...(cfg.failOn ?? []), ...args.list('fail-on')];
     for (const f of failOn)
       if (!(THRESHOLDS as readonly string[]).includes(f))

@@ -7,6 +7,7 @@
 import { intern, isRecord, KrmError, type KubeObject } from '../krm/index.js';
 import { RULES } from './rules.js';
 import type { AnalyseOptions, Finding, FindingPlace, IntentValidateSpec, Severity } from './types.js';
+import { isRfc3339Time } from '../model/time.js';
 
 export type Tree = Record<string, unknown>;
 
@@ -234,7 +235,7 @@ export class RuleContext {
     this.#objects = objects;
     this.external = objectMatcher(spec.references?.external);
     this.now = spec.now !== undefined ? Date.parse(spec.now) : Date.now();
-    this.nowValid = Number.isFinite(this.now);
+    this.nowValid = spec.now === undefined || isRfc3339Time(spec.now);
   }
 
   /**

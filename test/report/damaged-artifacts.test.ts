@@ -104,6 +104,8 @@ describe('report --merge of damaged artifacts', () => {
       [['slice', 'summaries'], [], /: slice\.summaries: must NOT have fewer than 1 items/],
       [['slice', 'hosts', 0, 'site'], 'elsewhere', /: slice\.hosts\[0\]\.site is not test-site/],
       [['options', 'intent'], { nope: 1 }, /: options\.intent: must NOT have additional properties/],
+      [['options', 'now'], 'yesterday', /: options\.now: not an RFC 3339 time/],
+      [['options', 'now'], '2025-02-30T00:00:00Z', /: options\.now: not an RFC 3339 time/],
     ];
     for (const [path, value, message] of cases) {
       const r = await mergeWith(mutate(doc, path, value));
