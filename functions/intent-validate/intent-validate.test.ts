@@ -193,7 +193,7 @@ describe('baremetal-krm validate (CLI)', () => {
   const bmh = (name: string, secret: string, mac: string): string =>
     `apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: ${name}\n  namespace: site\nspec:\n  online: true\n  bootMACAddress: "${mac}"\n  bmc:\n    address: redfish+https://10.0.0.1/redfish/v1/Systems/${name}\n    credentialsName: ${secret}\n`;
   const secret = (name: string): string =>
-    `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${name}\n  namespace: site\ndata:\n  password: ENC[AES256_GCM,data:AAAA,type:str]\nsops:\n  version: "3.7.3"\n`;
+    `apiVersion: v1\nkind: Secret\nmetadata:\n  name: ${name}\n  namespace: site\ndata:\n  password: ENC[AES256_GCM,data:AAAA,iv:AAAA,tag:BBBB,type:str]\nsops:\n  version: "3.7.3"\n`;
   const good = join(dir, 'good.yaml');
   const bad = join(dir, 'bad.yaml');
   writeFileSync(good, `# hosts\n${bmh('node1', 'node1-bmc', '52:54:00:00:00:01')}---\n${secret('node1-bmc')}`);

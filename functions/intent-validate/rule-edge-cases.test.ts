@@ -48,7 +48,7 @@ describe('kustomization namespace (CLI)', () => {
     );
     writeFileSync(
       join(dir, 'secret.yaml'),
-      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: n1-bmc\ndata:\n  password: ENC[AES256_GCM,data:abc,type:str]\nsops:\n  version: 3.7.3\n',
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: n1-bmc\ndata:\n  password: ENC[AES256_GCM,data:abc,iv:AAAA,tag:BBBB,type:str]\nsops:\n  version: 3.7.3\n',
     );
     // in a listed folder, with another namespace written: kustomize overrides it
     writeFileSync(
@@ -73,7 +73,7 @@ describe('kustomization namespace (CLI)', () => {
     );
     writeFileSync(
       join(dir, 'secret.yaml'),
-      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: n1-bmc\ndata:\n  password: ENC[AES256_GCM,data:abc,type:str]\nsops:\n  version: 3.7.3\n',
+      'apiVersion: v1\nkind: Secret\nmetadata:\n  name: n1-bmc\ndata:\n  password: ENC[AES256_GCM,data:abc,iv:AAAA,tag:BBBB,type:str]\nsops:\n  version: 3.7.3\n',
     );
     writeFileSync(
       join(dir, 'bmh.yaml'),

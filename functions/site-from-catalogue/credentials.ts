@@ -5,13 +5,11 @@
  */
 import type { Context, KubeObject } from '../../src/krm/index.js';
 import { isMap } from './inputs.js';
+import { isSopsEncrypted } from '../../src/secrets/redact.js';
 import { SOPS_ANNOTATION } from './generate.js';
 
 /** The keys of a Metal3 BMC credentials Secret (other keys, e.g. an ephemeral host's userData, are not BMC credentials). */
 const CREDENTIAL_KEYS = /^(username|password)$/i;
-
-/** A value SOPS has encrypted: `ENC[AES256_GCM,data:...,type:str]`. */
-const ENCRYPTED = /^ENC\[[A-Z0-9_]+,data:/;
 
 /** The Secrets the BareMetalHosts name in spec.bmc.credentialsName, as `namespace/name`. */
 function credentialSecretsNamed<S>(ctx: Context<S>): Set<string> {
@@ -37,7 +35,7 @@ export function warnPlaintextSecrets<S>(ctx: Context<S>): void {
       const m = d[field];
       if (!isMap(m)) continue;
       for (const [k, v] of Object.entries(m))
-        if (CREDENTIAL_KEYS.test(k) && v !== null && v !== undefined && String(v) !== '' && !ENCRYPTED.test(String(v)))
+        if (CREDENTIAL_KEYS.test(k) && v !== null && v !== undefined && String(v) !== '' && !isSopsEncrypted(String(v)))
           plain.push(`${field}.${k}`);
     }
     if (!plain.length) continue;

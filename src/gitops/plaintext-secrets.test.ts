@@ -47,6 +47,15 @@ describe('render and plaintext Secrets', () => {
     expect(problems(`${secret('stringData', '  password: hunter2\n')}${SOPS}`)).toHaveLength(1);
   });
 
+  it('a value that only starts like ciphertext is plain text (nothing decrypts it; what follows the bracket goes to Git)', () => {
+    for (const v of ['ENC[x] hunter2-Pa55', 'ENC[AES256_GCM,data:Zm9v', 'ENC[AES256_GCM,data:Zm9v,iv:x,tag:y,type:str] hunter2']) {
+      const found = problems(`${secret('stringData', `  password: "${v}"\n`)}${SOPS}`);
+      expect(found, v).toHaveLength(1);
+      expect(found[0]).toContain('(stringData.password)');
+      expect(found[0]).not.toContain('hunter2');
+    }
+  });
+
   it('writes nothing when the package holds a plaintext Secret (--no-kpt and after kpt alike: one flatten)', () => {
     const site = join(tmp, 'pkg');
     const write = (rel: string, text: string) => {

@@ -93,9 +93,17 @@ export function isNonCredentialSecretKey(k: string): boolean {
   return NON_CREDENTIAL_SECRET_KEY.test(k);
 }
 
-/** A sops-encrypted value (`ENC[AES256_GCM,data:...]`). */
+/** A value as sops writes it: `ENC[AES256_GCM,data:<base64>,iv:<base64>,tag:<base64>,type:str]`, whole. */
+const SOPS_CIPHERTEXT =
+  /^ENC\[AES256_GCM,data:[A-Za-z0-9+/=]*,iv:[A-Za-z0-9+/=]+,tag:[A-Za-z0-9+/=]+,type:(?:str|int|float|bool|bytes|comment)\]$/;
+
+/**
+ * A sops-encrypted value: sops's ciphertext form, whole. Anything else that starts with `ENC[`
+ * (`ENC[x] hunter2`, a value cut short) is plain text: nothing decrypts it, and whatever follows
+ * the bracket is written to Git as it is.
+ */
 export function isSopsEncrypted(v: unknown): boolean {
-  return typeof v === 'string' && v.startsWith('ENC[');
+  return typeof v === 'string' && v.startsWith('ENC[') && SOPS_CIPHERTEXT.test(v);
 }
 
 /**

@@ -24,8 +24,8 @@ metadata:
   name: ${name}-bmc
   namespace: site
 data:
-  username: ENC[AES256_GCM,data:AA==,type:str]
-  password: ENC[AES256_GCM,data:AA==,type:str]
+  username: ENC[AES256_GCM,data:AA==,iv:AAAA,tag:BBBB,type:str]
+  password: ENC[AES256_GCM,data:AA==,iv:AAAA,tag:BBBB,type:str]
 sops:
   version: 3.8.1
 `;
