@@ -4,7 +4,7 @@
  * A relative path must stay inside the folder (no `..` out, not absolute, no NUL or backslash),
  * and no folder on the way may be a file or a symbolic link (a link could lead out of it).
  */
-import { existsSync, lstatSync, realpathSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 /** Why a relative path cannot be written under a folder. */
@@ -27,10 +27,23 @@ export function isInside(root: string, p: string): boolean {
  * The first folder on the way from `root` to `target` that exists and is not a real folder inside
  * `root` (a file, a symbolic link, or a folder whose real path is elsewhere), if any.
  */
+/**
+ * Whether anything is at `p`, a link included, whatever it points at: existsSync follows a link
+ * and says no for one whose target is missing, and a write would then go through it.
+ */
+export function isPresent(p: string): boolean {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function blockedParent(root: string, target: string): string | undefined {
   const realRoot = realpathSync(root);
   for (let d = dirname(target); d !== root && isInside(root, d); d = dirname(d)) {
-    if (!existsSync(d)) continue;
+    if (!isPresent(d)) continue;
     const st = lstatSync(d);
     if (st.isSymbolicLink() || !st.isDirectory()) return d;
     const real = realpathSync(d);

@@ -195,12 +195,15 @@ describe('a folder as the input and output of a function', () => {
     const outside = tree({});
     const dir = tree({ 'a.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n' });
     symlinkSync(outside, join(dir, 'link'));
+    // links whose target is missing: to a file outside, and as a folder on the way
+    symlinkSync(join(outside, 'gone.yaml'), join(dir, 'dangling.yaml'));
+    symlinkSync(join(outside, 'gone'), join(dir, 'dangling-dir'));
     const item = (name: string, path: string): string =>
       `- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: ${name}\n    annotations:\n      config.kubernetes.io/path: '${path}'\n`;
-    for (const bad of ['../escape.yaml', '/tmp/abs.yaml', 'link/x.yaml']) {
+    for (const bad of ['../escape.yaml', '/tmp/abs.yaml', 'link/x.yaml', 'dangling.yaml', 'dangling-dir/x.yaml']) {
       const output = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${item('ok', 'b.yaml')}${item('bad', bad)}`;
-      expect(() => sinkResourceList(dir, output)).toThrow(/sink folder/);
-      expect(Object.keys(contents(dir)).sort()).toEqual(['a.yaml', 'link']);
+      expect(() => sinkResourceList(dir, output), bad).toThrow(/sink folder/);
+      expect(Object.keys(contents(dir)).sort()).toEqual(['a.yaml', 'dangling-dir', 'dangling.yaml', 'link']);
       expect(readdirSync(outside)).toEqual([]);
     }
     // a file and a folder of one name, a name with a NUL: refused before the first write
@@ -210,7 +213,7 @@ describe('a folder as the input and output of a function', () => {
     const nul = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${item('ok', 'b.yaml')}${item('bad', 'z\\0.yaml')}`;
     expect(() => sinkResourceList(dir, nul.replace("'z\\0.yaml'", '"z\\0.yaml"'))).toThrow(/not a usable file name/);
     expect(() => sinkResourceList(dir, nul.replace('z\\0', 'z\u0000'))).toThrow(/U\+0000 \(NUL, a control character\) is not allowed/);
-    expect(Object.keys(contents(dir)).sort()).toEqual(['a.yaml', 'link']);
+    expect(Object.keys(contents(dir)).sort()).toEqual(['a.yaml', 'dangling-dir', 'dangling.yaml', 'link']);
     // a name that only starts with two dots is inside
     const dots = `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${item('dots', '..foo.yaml')}`;
     expect(sinkResourceList(dir, dots).written).toEqual(['..foo.yaml']);

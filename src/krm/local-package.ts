@@ -29,7 +29,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import type Ignore from 'ignore';
 import { lazy } from './lazy.js';
 import { sameData } from './data.js';
-import { blockedParent, targetInside } from './file-target.js';
+import { blockedParent, isPresent, targetInside } from './file-target.js';
 import { decodeYamlText } from './input-bytes.js';
 import { ANN, KrmError, type KubeObject } from './kube-object.js';
 import { readInput } from './resource-list.js';
@@ -278,7 +278,7 @@ function checkPath(root: string, path: string): string {
   };
   let d = dirname(target);
   for (; d !== root && !existsSync(d); d = dirname(d));
-  if (existsSync(target)) {
+  if (isPresent(target)) {
     if (!lstatSync(target).isFile())
       throw new KrmError(`${rel} in the sink folder is not a regular file (a link or a folder): nothing written`);
     if (!writable(target)) throw new KrmError(`${rel} in the sink folder cannot be written (permissions): nothing written`);
