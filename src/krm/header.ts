@@ -18,6 +18,7 @@
  * with nothing after them, almost always a slip of indentation (`name:` at the top level).
  */
 import { isRecord } from './data.js';
+import { isSensitiveKey } from '../secrets/redact.js';
 
 export interface HeaderProblem {
   /** the field, dotted: `kind`, `metadata.labels.app` */
@@ -110,7 +111,8 @@ function stringMapField(out: HeaderProblem[], md: Record<string, unknown>, key: 
     out.push({
       field: `${field}.${k}`,
       path: ['metadata', key, k],
-      message: `${field}.${k} is ${typeOf(value, key === 'labels')}, not a string: ${fix}; Kubernetes reads ${key === 'labels' ? 'label' : 'annotation'} values as strings only`,
+      // a label's value is shown (`a number (3)`), never one under a credential's name
+      message: `${field}.${k} is ${typeOf(value, key === 'labels' && !isSensitiveKey(k))}, not a string: ${fix}; Kubernetes reads ${key === 'labels' ? 'label' : 'annotation'} values as strings only`,
       identity: false,
     });
   }

@@ -305,6 +305,15 @@ export const CHANNELS: Channel[] = [
     plant: (c, f) => f.site.push(configMap('cnry-pwd', { pwd: c, mode: 'strict' })),
   },
   {
+    id: 'label-credential-number',
+    what: 'a number under a credential-named label (a header problem quotes label numbers)',
+    kind: 'number',
+    plant: (c, f) =>
+      f.site.push(
+        doc({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cnry-label', namespace: ns, labels: { token: Number(c) } } }),
+      ),
+  },
+  {
     id: 'pw-suffix-key',
     what: 'keys ending in pw (SITE_PW, ldapBindPw: ConfigMap data)',
     plant: (c, f) => f.site.push(configMap('cnry-site-pw', { SITE_PW: c, ldapBindPw: c, mode: 'strict' })),
