@@ -18,7 +18,7 @@
  * with nothing after them, almost always a slip of indentation (`name:` at the top level).
  */
 import { isRecord } from './data.js';
-import { isSensitiveKey } from '../secrets/redact.js';
+import { isSensitiveKey } from '../secrets/keys.js';
 
 export interface HeaderProblem {
   /** the field, dotted: `kind`, `metadata.labels.app` */

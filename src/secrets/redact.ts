@@ -4,7 +4,7 @@
  * the `validate` CLI, the cross-site report in every format) scrubs before it prints.
  *
  * Three layers, all here:
- * - keys: `isCredentialKey` (a plaintext value under it is a finding: intent-validate's
+ * - keys (keys.ts, re-exported here): `isCredentialKey` (a plaintext value under it is a finding: intent-validate's
  *   `encryption` rule) and `isSensitiveKey` (never shown: credentials and user names);
  *   `isSensitivePath` adds Secret `data`/`stringData` and env-style items (`{name: DB_PASSWORD, value}`);
  * - text: `redactText` scrubs credentials written inline (`password=...`, `--token x`,
@@ -15,83 +15,17 @@
  */
 import { isRecord } from '../krm/index.js';
 import { CREDENTIAL_WORDS } from './credential-words.js';
+import {
+  IDENTITY_KEY,
+  isCredentialEnvName,
+  isCredentialKey,
+  isNonCredentialSecretKey,
+  isSensitiveKey,
+  LAST_APPLIED,
+  REFERENCE_KEY,
+} from './keys.js';
 
-// ---- keys --------------------------------------------------------------------------------
-
-/**
- * Keys whose values are credentials (any depth, any type): `password`, `adminPass`, `SITE_PW`,
- * `ldapBindPw`, `rootpw` (kickstart), `clientSecret`, `tls.key`, `client-key-data`, `keyData` ...
- */
-const CREDENTIAL_KEY =
-  /pass(?:word|wd|phrase)?s?$|passw(?:or)?d|pwd|pw$|secret|token|credential|api[-_]?key|access[-_]?key|private[-_]?key|[-_.]key(?:-data)?$|^key$|key[-_]?data$|auth$|community$|psk$|(?:^|[-_.])pat$/i;
-/**
- * A camelCase key ending in `Key`, `Pat` or `Psk` (`sshKey`, `encryptionKey`, `githubPat`,
- * `wifiPsk`): as `ssh_key` is (case-sensitive: not `monkey`, `compat`)
- */
-const CAMEL_KEY = /[a-z0-9](?:Key|Pat|Psk)$/;
-/**
- * Keys that say "key" but hold none: a public key (`sshPublicKey`, `ssh_public_key`, `pubKey`) is
- * made to be shown; Kubernetes' `topologyKey` names a node label.
- */
-const NOT_SECRET_KEY = /public[-_.]?key|pub[-_.]?key$|^topologyKey$/i;
-/** Keys that identify an account: not a finding in plaintext, but never shown either. */
-const IDENTITY_KEY = /user[-_]?name$/i;
-/** Keys that name or point at a secret rather than hold one (`credentialsName`, `secretRef`, `tokenFile` ...). */
-const REFERENCE_KEY = /(?<!user[-_]?)name$|ref$|namespace$|path$|file$|selector$|template$|regex$|dir$|directory$|sock(?:et)?$|askpass$/i;
-/**
- * Environment variables whose names look like credentials but hold places: the shell's working
- * directories (`PWD` = print working directory, not password). Only as env names: a `pwd:` key in
- * a config file still holds a password.
- */
-const NOT_CREDENTIAL_ENV = /^(?:PWD|OLDPWD)$/;
-/** Settings about a secret, not secrets: `tokenTTL`, `sessionTimeout`, `tokenExpirySeconds` ... */
-const SETTING_KEY = /(?:ttl|timeout|seconds|minutes|hours|interval|duration|period)$/i;
-/**
- * Secret keys that hold no secret: Metal3 network data and metadata (addresses, links, routes),
- * which airshipctl and Metal3 keep in Secrets only because BMO reads them from there.
- */
-const NON_CREDENTIAL_SECRET_KEY = /^(?:networkData|network[-_]?data|metaData|meta[-_]?data|nmstate|networkConfig)$/;
-
-/** Keys repeat (every item has `apiVersion`, `metadata`, `name` ...): each is judged once. */
-const credentialKeys = new Map<string, boolean>();
-
-/** A plaintext value under this key is a credential (a finding of the `encryption` rule). */
-export function isCredentialKey(k: string): boolean {
-  let v = credentialKeys.get(k);
-  if (v === undefined) {
-    v = (CREDENTIAL_KEY.test(k) || CAMEL_KEY.test(k)) && !NOT_SECRET_KEY.test(k) && !REFERENCE_KEY.test(k) && !SETTING_KEY.test(k);
-    if (credentialKeys.size < 10_000) credentialKeys.set(k, v);
-  }
-  return v;
-}
-
-/** An environment variable whose value is a credential (`BMC_PASSWORD`, `MYSQL_PWD`; not `PWD`, `GIT_ASKPASS`, `SSH_AUTH_SOCK`). */
-export function isCredentialEnvName(name: string): boolean {
-  return !NOT_CREDENTIAL_ENV.test(name) && isCredentialKey(name);
-}
-
-const sensitiveKeys = new Map<string, boolean>();
-
-/**
- * The annotation `kubectl apply` keeps the object in, as JSON: a Secret's data with it (in
- * base64, whatever encrypts the Secret's own). Never shown; its credentials are scrubbed.
- */
-const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
-
-/** A value under this key (or env var of this name) is never shown: credentials, user names, the object as last applied. */
-export function isSensitiveKey(k: string): boolean {
-  let v = sensitiveKeys.get(k);
-  if (v === undefined) {
-    v = isCredentialKey(k) || (IDENTITY_KEY.test(k) && !SETTING_KEY.test(k)) || k === LAST_APPLIED;
-    if (sensitiveKeys.size < 10_000) sensitiveKeys.set(k, v);
-  }
-  return v;
-}
-
-/** A Secret `data`/`stringData` key that holds no credential (Metal3 network data, metadata). */
-export function isNonCredentialSecretKey(k: string): boolean {
-  return NON_CREDENTIAL_SECRET_KEY.test(k);
-}
+export { isCredentialEnvName, isCredentialKey, isNonCredentialSecretKey, isSensitiveKey } from './keys.js';
 
 /** A value as sops writes it: `ENC[AES256_GCM,data:<base64>,iv:<base64>,tag:<base64>,type:str]`, whole. */
 const SOPS_CIPHERTEXT =
