@@ -9,7 +9,7 @@ import { documentKey, type PackageFile, packageFiles, sinkResourceList, sourceRe
 import { KrmError, type KubeObject } from './kube-object.js';
 import type { HeaderProblem } from './header.js';
 import { Context } from './context.js';
-import { endsLine } from './scan.js';
+import { endsLine, splitDocuments } from './scan.js';
 import { joinChunks, type OutputChunk, readInput, unreadJsonList, writeOutputChunks, type ParsedInput } from './resource-list.js';
 import {
   checkPrintable,
@@ -158,7 +158,10 @@ function runOutput(chunks: OutputChunk[], exitCode: number, results: Result[], s
 
 /** A ResourceList in the text (YAML or JSON): a fatal input error is then reported in one. */
 function looksLikeResourceList(text: string): boolean {
-  return /^(?:kind|"kind"|'kind') *: *['"]?ResourceList\b/m.test(text) || /"kind"\s*:\s*"ResourceList"/.test(text.slice(0, 4096));
+  if (/"kind"\s*:\s*"ResourceList"/.test(text.slice(0, 4096))) return true;
+  // one YAML document: a ResourceList among others is a stream (its results go to stderr, never
+  // into the last document)
+  return /^(?:kind|"kind"|'kind') *: *['"]?ResourceList\b/m.test(text) && splitDocuments(text).docs.length === 1;
 }
 
 /** Files kpt and kustomize pass through functions that need no apiVersion/kind. */

@@ -595,8 +595,11 @@ function streamInput(units: (KubeObject | ListDoc)[], tail: string): ParsedInput
   return { format: 'stream', items, notes: [], layout: { kind: 'stream', units, tail } };
 }
 
-/** A stream document: a `kind: List` in any layout becomes a list of its items, anything else an item. */
-function streamUnit(body: string, lead: string, line: number, index: number): KubeObject | ListDoc {
+/**
+ * A stream document: a `kind: List` in any layout becomes a list of its items, anything else an
+ * item. `alone`: the stream's only document (a ResourceList is then the input, read by the caller).
+ */
+function streamUnit(body: string, lead: string, line: number, index: number, alone: boolean): KubeObject | ListDoc {
   const scanned = scannedListDoc(body, line, ['List']);
   if (scanned) {
     streamLeads.set(scanned, lead);
@@ -613,6 +616,12 @@ function streamUnit(body: string, lead: string, line: number, index: number): Ku
   } catch {
     return o; // unreadable: reported when the items are checked
   }
+  // a ResourceList among other documents is neither the input nor a resource: read as one item,
+  // what it holds (a plaintext Secret) would never be looked at
+  if (kind === 'ResourceList' && !alone)
+    throw new KrmError(
+      `document ${index + 1} (line ${line}) is a ResourceList among other documents: give a ResourceList alone (what kpt fn source writes) or a stream of resources (its items)`,
+    );
   if (kind !== 'List') return o;
   // a List is its items, none when it has none (kubectl reads `items: null` and no items as empty)
   const items = o.data.items;
@@ -648,7 +657,7 @@ export function readInput(text: string): ParsedInput {
     const list = scannedListDoc(d.body, d.line, ['ResourceList']);
     if (list) return listInput(list, d.lead, tail);
   }
-  const units = docs.map((d, n) => streamUnit(d.body, d.lead, d.line, n));
+  const units = docs.map((d, n) => streamUnit(d.body, d.lead, d.line, n, docs.length === 1));
   if (units.length === 1 && units[0] instanceof KubeObject) {
     const only = units[0];
     let kind = '';

@@ -250,6 +250,22 @@ describe('items that are not KRM resources', () => {
 });
 
 describe('a ResourceList of the wrong shape', () => {
+  it('a ResourceList among other documents is an input error (read as one item, its plaintext Secret passed), the stream back unchanged', async () => {
+    const stream =
+      'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- apiVersion: v1\n  kind: Secret\n  metadata: {name: hidden}\n  stringData: {password: hunter2xyz}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n';
+    for (const input of [stream, `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n${stream}`]) {
+      const r = await runFunction(intentValidate as unknown as typeof identity, input);
+      expect(r.exitCode).toBe(1);
+      expect(errors(r).map((e) => e.message)[0]).toMatch(
+        /^document \d \(line \d+\) is a ResourceList among other documents: give a ResourceList alone/,
+      );
+      expect(r.output).toBe(input);
+    }
+    const b = runBundle('intent-validate', stream);
+    expect(b.status).toBe(1);
+    expect(b.stdout).toBe(stream);
+  });
+
   const head = 'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\n';
   it('items that are not a list, a functionConfig that is not a mapping: one error naming what it is, exit 1 (not ignored)', async () => {
     for (const [rest, message] of [
