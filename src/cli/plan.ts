@@ -83,7 +83,7 @@ function pairs(opts: PlanOptions, io: CliIo): TreePair[] {
   // show as removed or added (a wrong plan that may pass its gate)
   const readable = (...sides: Loaded[]): void => {
     const n = sides.reduce((sum, s) => sum + s.unreadable, 0);
-    if (n > 0) throw new SiteError(`${n} document(s) could not be read (above): no plan without them; fix them`);
+    if (n > 0) throw new SiteError(`${n} document(s) or file(s) could not be read (above): no plan without them; fix them`);
   };
   if (opts.git === undefined) {
     const [b, h] = opts.paths as [string, string];

@@ -19,6 +19,7 @@ function emptySite(name: string, source: string): Site {
 export interface Loaded {
   tree: Tree;
   skipped: string[];
+  /** documents that could not be read, and files that are no regular file (a FIFO at a .yaml path) */
   unreadable: number;
 }
 
@@ -32,7 +33,7 @@ export function loadPath(path: string, cwd = process.cwd()): Loaded {
     match: (rel) => `/${inRepo ? repoRelative(shown(rel), cwd) : toPosix(resolve(cwd, shown(rel)))}`,
     repoRelative: inRepo,
   });
-  return { tree, skipped: [...site.skipped, ...site.notes], unreadable: site.unreadable };
+  return { tree, skipped: [...site.skipped, ...site.notes], unreadable: site.unreadable + (site.specialFiles ?? 0) };
 }
 
 /**
@@ -48,7 +49,11 @@ export function loadGitPath(commit: string | undefined, repoPath: string, top: s
       match: (rel: string) => `/${inRepo(rel)}`,
       repoRelative: true,
     };
-    return { tree: indexTree(site, files), skipped: [...site.skipped, ...site.notes], unreadable: site.unreadable };
+    return {
+      tree: indexTree(site, files),
+      skipped: [...site.skipped, ...site.notes],
+      unreadable: site.unreadable + (site.specialFiles ?? 0),
+    };
   };
   if (commit === undefined) return index(loadSite(repoPath || '.', join(top, repoPath), { lazy: true }));
   const dest = mkdtempSync(join(process.getBuiltinModule('node:os').tmpdir(), 'baremetal-krm-plan-'));

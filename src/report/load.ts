@@ -24,6 +24,8 @@ export interface Site {
   skipped: string[];
   /** input errors (documents not read: bad YAML, not UTF-8, too large, a wrong header): errors for `--fail-on errors` */
   unreadable: number;
+  /** files not read because they are no regular file (a FIFO, a device): a report notes them, a plan cannot be made without them */
+  specialFiles?: number;
   /** what the reader merged or could not merge (identical copies counted once, conflicting copies), and errors in objects it keeps (a label of the wrong type) */
   notes: string[];
 }
@@ -115,8 +117,10 @@ function addFile(site: Site, path: string, rel: string, lazy: boolean): void {
     skip(site, rel, undefined, e.message, true);
     return;
   }
-  if ('skip' in r) skip(site, rel, undefined, `${r.skip}, not a regular file: not read`);
-  else addStream(site, r.text, rel, lazy);
+  if ('skip' in r) {
+    skip(site, rel, undefined, `${r.skip}, not a regular file: not read`);
+    site.specialFiles = (site.specialFiles ?? 0) + 1;
+  } else addStream(site, r.text, rel, lazy);
 }
 
 /** Runs `kubectl kustomize DIR` (KUBECTL overrides the binary). */

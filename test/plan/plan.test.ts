@@ -4,6 +4,7 @@
  * (schema-valid) and JUnit (parsed) of the cases; --fail-on and the allow annotation; Secrets
  * never shown. UPDATE_GOLDEN=1 rewrites test/plan/golden/: read the diff.
  */
+import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -217,6 +218,14 @@ describe('plan --output', () => {
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
     expect(r.err).toContain('does not parse as YAML');
-    expect(r.err).toContain('document(s) could not be read (above): no plan without them');
+    expect(r.err).toContain('document(s) or file(s) could not be read (above): no plan without them');
+    // bytes that are not UTF-8, a FIFO where a manifest was: the same
+    writeFileSync(join(dir, 'head', file), Buffer.concat([readFileSync(join(dir, 'base', file)), Buffer.from([0xff])]));
+    expect((await plan([join(dir, 'base'), join(dir, 'head')])).code).toBe(2);
+    rmSync(join(dir, 'head', file));
+    spawnSync('mkfifo', [join(dir, 'head', file)]);
+    const fifo = await plan([join(dir, 'base'), join(dir, 'head')]);
+    expect(fifo.code).toBe(2);
+    expect(fifo.err).toContain('a FIFO, not a regular file');
   });
 });
