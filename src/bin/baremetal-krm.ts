@@ -8,7 +8,7 @@ import { runValidate, VALIDATE_HELP } from '../cli/validate.js';
 import { REPORT_HELP, reportMain } from '../report/cli.js';
 import { RENDER_HELP, runRender } from '../cli/render.js';
 import { redactText } from '../secrets/redact.js';
-import { missingInstallFile, OutputClosed, writeNow } from '../krm/index.js';
+import { missingInstallFile, OutputClosed, OutputFailed, writeNow } from '../krm/index.js';
 
 const HELP = `baremetal-krm <command> [options]
 
@@ -61,6 +61,10 @@ main(process.argv.slice(2)).then(
     process.exitCode = 1;
     // the reader of stdout or stderr went away (`| head`): nothing to say, no one to say it to
     if (e instanceof OutputClosed) return;
+    if (e instanceof OutputFailed) {
+      if (e.fd === 1) process.stderr.write(`baremetal-krm: error: ${e.message}\n`);
+      return;
+    }
     const missing = missingInstallFile(e);
     if (missing) {
       process.exitCode = 2;

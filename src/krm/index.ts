@@ -15,6 +15,7 @@ export {
   type RunOutput,
   writeNow,
   OutputClosed,
+  OutputFailed,
 } from './main.js';
 export { readInput, type ParsedInput } from './resource-list.js';
 export { InstallError, loadInstalled, missingInstallFile } from './install.js';

@@ -562,7 +562,7 @@ async function writeBytes(fd: 1 | 2, length: number): Promise<void> {
     while (off < length) off += writeSync(fd, buf, off, length - off);
     return;
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw closedOr(e);
+    if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw closedOr(e, fd);
   }
   const rest = Buffer.from(buf.subarray(off, length)); // the stream keeps it: a copy
   const stream = fd === 1 ? process.stdout : process.stderr;
@@ -579,7 +579,14 @@ function endQuietlyWhenReaderGoes(stream: NodeJS.WriteStream): void {
   if (watched.has(stream)) return;
   watched.add(stream);
   stream.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code !== 'EPIPE') throw e;
+    const failed = closedOr(e, stream === process.stdout ? 1 : 2);
+    if (failed instanceof OutputFailed && failed.fd === 1) {
+      try {
+        writeSync(2, `error: ${failed.message}\n`);
+      } catch {
+        // stderr gone too: the exit code says it
+      }
+    } else if (!(failed instanceof OutputClosed) && !(failed instanceof OutputFailed)) throw e;
     process.exit(1);
   });
 }
@@ -591,8 +598,25 @@ function endQuietlyWhenReaderGoes(stream: NodeJS.WriteStream): void {
  */
 export class OutputClosed extends Error {}
 
-function closedOr(e: unknown): unknown {
-  return (e as NodeJS.ErrnoException).code === 'EPIPE' ? new OutputClosed('output closed by its reader') : e;
+/**
+ * Stdout or stderr could not be written for another reason (a full disk: ENOSPC, EIO): one line
+ * naming the stream and the reason, exit 1, never a stack trace.
+ */
+export class OutputFailed extends Error {
+  constructor(
+    readonly fd: 1 | 2,
+    readonly code: string,
+  ) {
+    super(
+      `cannot write ${fd === 1 ? 'stdout' : 'stderr'} (${code}${code === 'ENOSPC' || code === 'EDQUOT' ? ': the disk or quota is full' : ''})`,
+    );
+  }
+}
+
+function closedOr(e: unknown, fd: 1 | 2): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'EPIPE') return new OutputClosed('output closed by its reader');
+  return typeof code === 'string' ? new OutputFailed(fd, code) : e;
 }
 
 /** What a writer waits on when a non-blocking pipe is full (Atomics.wait: a synchronous sleep). */
@@ -614,7 +638,7 @@ export function writeNow(fd: 1 | 2, text: string): void {
     try {
       off += writeSync(fd, nowBuffer, off, length - off);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw closedOr(e);
+      if ((e as NodeJS.ErrnoException).code !== 'EAGAIN') throw closedOr(e, fd);
       pause ??= new Int32Array(new SharedArrayBuffer(4));
       Atomics.wait(pause, 0, 0, 1);
     }
@@ -732,6 +756,10 @@ async function runBundle<Spec>(def: FunctionDefinition<Spec>): Promise<void> {
   } catch (e) {
     process.exitCode = 1;
     if (e instanceof OutputClosed) return;
+    if (e instanceof OutputFailed) {
+      if (e.fd === 1) await write(2, [`${def.name}: error: ${e.message}\n`]).catch(() => undefined);
+      return;
+    }
     const missing = missingInstallFile(e);
     if (missing) {
       await write(2, [`${def.name}: error: ${missing}\n`]).catch(() => undefined);
