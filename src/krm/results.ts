@@ -96,8 +96,19 @@ export interface FindingLine {
  */
 export function formatLine(f: FindingLine): string {
   const where = f.file ? `${f.file}${f.line !== undefined ? `:${f.line}` : ''}: ` : '';
-  return `${where}${f.severity}: ${f.message}${f.rule ? ` [${f.rule}]` : ''}`;
+  const line = `${where}${f.severity}: ${f.message}${f.rule ? ` [${f.rule}]` : ''}`;
+  return LINE_BREAKING.test(line) ? line.replace(LINE_BREAKING_ALL, escapeControl) : line;
 }
+
+/**
+ * Characters that would end or redraw a line (a newline in a resource or file name): one finding
+ * is one line, or a name could forge another (`::error file=...::` at the start of a line is a
+ * GitHub workflow command; a problem matcher would read a second finding). Written escaped.
+ */
+const LINE_BREAKING = /[\u0000-\u0008\u000a-\u001f\u007f\u0085\u2028\u2029]/;
+const LINE_BREAKING_ALL = new RegExp(LINE_BREAKING.source, 'g');
+const escapeControl = (c: string): string =>
+  c === '\n' ? '\\n' : c === '\r' ? '\\r' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 /** A result as one line for stderr: `file:line: error: Kind/name spec.x: message [rule]`. */
 export function formatResult(r: Result): string {
