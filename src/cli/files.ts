@@ -6,7 +6,8 @@
  * at most MAX_INPUT_BYTES each, and bytes that are not UTF-8 are an error, never replaced, as
  * is a character YAML does not allow (a NUL: go-yaml refuses the file).
  */
-import { closeSync, constants, fstatSync, openSync, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readdirSync, statSync, type Stats } from 'node:fs';
+import { join } from 'node:path';
 import {
   decodeYamlText,
   KrmError,
@@ -147,6 +148,32 @@ export function readYamlFiles(paths: string[], readStdin: () => Uint8Array = () 
       if ((!(e instanceof KrmError) && !err.code) || missingInstallFile(e)) throw e;
       out.errors.push({ path, message: e instanceof KrmError ? e.message : fileErrorText(err) });
     }
+  }
+  return out;
+}
+
+/**
+ * The files under `dir` whose names `wanted` takes, sorted, dot-entries and node_modules skipped,
+ * each folder once however symbolic links lead to it (a folder is known by its device and inode:
+ * a realpath per folder costs a call per folder above it, quadratic in a deep tree). A broken
+ * link is kept when its name is wanted (reading it reports it).
+ */
+export function filesUnder(dir: string, wanted: (name: string) => boolean, out: string[] = [], seen = new Set<string>()): string[] {
+  const st = statSync(dir);
+  const id = `${st.dev}:${st.ino}`;
+  if (seen.has(id)) return out; // a link back up: each folder is read once
+  seen.add(id);
+  for (const e of readdirSync(dir).sort()) {
+    if (e.startsWith('.') || e === 'node_modules') continue;
+    const p = join(dir, e);
+    let isDir = false;
+    try {
+      isDir = statSync(p).isDirectory();
+    } catch {
+      isDir = false; // a broken link
+    }
+    if (isDir) filesUnder(p, wanted, out, seen);
+    else if (wanted(e)) out.push(p);
   }
   return out;
 }

@@ -34,6 +34,7 @@ import {
   readYamlFiles,
   STDIN,
   splitWithLines,
+  filesUnder,
 } from './files.js';
 import { toSarif } from './sarif.js';
 
@@ -69,23 +70,7 @@ ${rulesHelp()}
 export function expandPaths(paths: string[], skipped: string[] = []): string[] {
   const out: string[] = [];
   const seen = new Set<string>();
-  const walk = (dir: string): void => {
-    const real = realpathSync(dir);
-    if (seen.has(real)) return; // a link back up: each folder is read once
-    seen.add(real);
-    for (const e of readdirSync(dir).sort()) {
-      if (e.startsWith('.') || e === 'node_modules') continue;
-      const p = join(dir, e);
-      let isDir = false;
-      try {
-        isDir = statSync(p).isDirectory();
-      } catch {
-        isDir = false; // a broken link: read (and reported) below if it looks like YAML
-      }
-      if (isDir) walk(p);
-      else if (/\.(ya?ml|json)$/i.test(e)) out.push(p);
-    }
-  };
+  const walk = (dir: string): void => void filesUnder(dir, (e) => /\.(ya?ml|json)$/i.test(e), out, seen);
   for (const p of paths) {
     let isDir = false;
     try {

@@ -7,7 +7,7 @@
 import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
 import { formatLine, type HeaderProblem, KrmError, type KubeObject, sameData } from '../krm/index.js';
-import { type FileObject, fileObjects, readRegularFile } from '../cli/files.js';
+import { type FileObject, fileObjects, filesUnder, readRegularFile } from '../cli/files.js';
 import { followFluxPaths } from '../gitops/flux-paths.js';
 import { redactToolOutput } from '../secrets/redact.js';
 
@@ -34,17 +34,8 @@ export class SiteError extends Error {}
 
 const KUSTOMIZATION_FILES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
 
-function listYaml(dir: string, root: string, out: string[], seen = new Set<string>()): void {
-  const real = realpathSync(dir);
-  if (seen.has(real)) return; // a link back up: each folder once
-  seen.add(real);
-  for (const e of readdirSync(dir).sort()) {
-    if (e.startsWith('.') || e === 'node_modules') continue;
-    const p = join(dir, e);
-    const st = statSync(p);
-    if (st.isDirectory()) listYaml(p, root, out, seen);
-    else if (/\.ya?ml$/i.test(e) && !KUSTOMIZATION_FILES.includes(e)) out.push(p);
-  }
+function listYaml(dir: string, out: string[]): void {
+  filesUnder(dir, (e) => /\.ya?ml$/i.test(e) && !KUSTOMIZATION_FILES.includes(e), out);
 }
 
 /** A site's file as the command line reaches it (the site folder joined with the file), for messages. */
@@ -193,7 +184,7 @@ function loadSiteUnchecked(name: string, path: string, lazy: boolean): Site {
     } else {
       site.mode = 'folder';
       const files: string[] = [];
-      listYaml(path, path, files);
+      listYaml(path, files);
       if (files.length === 0) throw new SiteError(`site ${name}: ${path} holds no .yaml/.yml file`);
       for (const f of files) addFile(site, f, relative(path, f).split('\\').join('/'), lazy);
     }
