@@ -230,6 +230,18 @@ describe('a folder as the input and output of a function', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toContain('2 file(s) written, 0 removed, 1 unchanged');
     expect(readFileSync(join(dir, 'one.yml'), 'utf8')).toContain('team: metal');
+    // into another folder: the same files, comments and untouched documents as they were
+    const source = tree({
+      'a.yaml':
+        '# Copyright 2024 ACME\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: one\n---\n# second\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: two\n',
+    });
+    const elsewhere = join(tree({}), 'out');
+    writeFileSync(join(source, '.fn.yaml'), IDENTITY);
+    const copied = spawnSync(process.execPath, [bundle, '--fn-config', join(source, '.fn.yaml'), '--source', source, '--sink', elsewhere], {
+      encoding: 'utf8',
+    });
+    expect(copied.status, copied.stderr).toBe(0);
+    expect(readFileSync(join(elsewhere, 'a.yaml'), 'utf8')).toBe(readFileSync(join(source, 'a.yaml'), 'utf8'));
     // --source alone prints the ResourceList
     const printed = spawnSync(process.execPath, [bundle, '--source', dir], { encoding: 'utf8' });
     expect(printed.status).toBe(0);

@@ -450,7 +450,9 @@ async function sinkOutput(name: string, opts: BundleOptions, r: RunOutput, sourc
   }
   const sameFolder = opts.source !== undefined && resolve(opts.source) === resolve(opts.sink!);
   try {
-    const s = sinkResourceList(opts.sink!, r.output, sameFolder ? sourced : [], sameFolder);
+    // the sourced files give every document its comments and bytes, wherever the sink is; only the
+    // source folder itself has its emptied files removed
+    const s = sinkResourceList(opts.sink!, r.output, sourced, sameFolder);
     await write(2, [`${name}: ${opts.sink}: ${s.written.length} file(s) written, ${s.removed.length} removed, ${s.unchanged} unchanged\n`]);
     return 0;
   } catch (e) {
