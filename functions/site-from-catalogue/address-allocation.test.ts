@@ -219,3 +219,23 @@ describe('addresses a host already holds are kept', () => {
     ]);
   });
 });
+
+describe('host names', () => {
+  it('a catalogue host whose name is no DNS-1123 name is one error with a fix, and writes nothing of it', async () => {
+    const net = fixture('type/gating/shared/catalogues/networking.yaml');
+    for (const [name, fix] of [
+      ['../../evil', 'evil'],
+      ['a/b', 'a-b'],
+      ['NODE01', 'node01'],
+      ['node 02', 'node-02'],
+    ]) {
+      const cat = `apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: host-catalogue\nhosts:\n  m3:\n    "${name}":\n      bootMode: UEFI\n      macAddress: 52:54:00:aa:00:01\n      bmcAddress: redfish+https://10.0.0.1/redfish/v1/Systems/1\n      ipAddresses:\n        oam-ipv4: 10.23.25.11\n`;
+      const r = await run([net, cat], 'ipam:\n  pxe-ipv4: {cidr: 10.23.24.0/24, start: 10.23.24.10}');
+      expect(r.exitCode, name).toBe(1);
+      const errors = r.results.filter((x) => x.severity === 'error');
+      expect(errors.map((e) => e.tags?.rule)).toEqual(['catalogue/bad-host-name']);
+      expect(errors[0]!.message).toContain(`try "${fix}"`);
+      expect(r.items).not.toContain('kind: BareMetalHost');
+    }
+  });
+});

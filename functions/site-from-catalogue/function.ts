@@ -29,7 +29,7 @@ export const definition: FunctionDefinition<Spec> = {
   },
   validateSpec,
   moreHelp: [
-    'Rules (tags.rule): catalogue/*, hosts/unknown-host, host/missing-field, host/bad-mac, host/bad-ip, host/bad-field,',
+    'Rules (tags.rule): catalogue/* (catalogue/bad-host-name: a host name that is no DNS-1123 name), hosts/unknown-host, host/missing-field, host/bad-mac, host/bad-ip, host/bad-field,',
     'host/bad-bmc-address, host/credentials-in-address, host/unknown-link, host/unknown-network, host/unknown-profile,',
     'host/empty-profile, host/missing-ip, host/duplicate-mac, ipam/*, network/*, roles/*, credentials/plaintext,',
     'credentials/plaintext-secret, credentials/to-create, credentials/missing, credentials/no-recipients, credentials/bad-recipient,',

@@ -5,6 +5,7 @@
  */
 import type { Context, KubeObject } from '../../src/krm/index.js';
 import { isRecord, scalarText } from '../../src/krm/index.js';
+import { isDnsSubdomain, toDnsSubdomain } from '../../src/model/dns-name.js';
 import type { HardwareInventorySpec } from '../../src/model/hardware-inventory.js';
 import { sortedKeys } from './goyaml.js';
 
@@ -114,6 +115,16 @@ function readHostEntry<S>(ctx: Context<S>, o: KubeObject, name: string, entry: u
       field,
       rule: 'catalogue/host-entry',
     });
+    return;
+  }
+  // the name names the BareMetalHost, its Secrets (<name>-bmc-secret) and its file: a name that is
+  // no DNS-1123 name (`../../evil`, `a/b`, `NODE01`) would write invalid objects outside the package
+  if (!isDnsSubdomain(name) || name.length > 63) {
+    const fix = toDnsSubdomain(name, { max: 63, fallback: 'node' });
+    ctx.results.error(
+      `host ${JSON.stringify(name)}: not a DNS-1123 name (lowercase letters, digits, '-' and '.', at most 63 characters; try "${fix}"): it names the host's BareMetalHost, Secrets and file; rename it`,
+      { object: o, field, rule: 'catalogue/bad-host-name' },
+    );
     return;
   }
   const prev = hosts.get(name);
