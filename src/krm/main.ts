@@ -255,11 +255,11 @@ function reportOnly(fc: KubeObject | undefined): boolean {
  * kpt and kustomize never send a list they cannot read themselves.
  */
 function fatal(text: string, results: Results): RunOutput {
-  if (!looksLikeResourceList(text)) return finish([text], results.list);
+  if (!looksLikeResourceList(text)) return finish([text], results.list, true);
   const json = unreadJsonList(text, results.list);
   if (json !== undefined) return finish([json], results.list);
   // JSON that cannot be scanned: as it came (a YAML key after it would be neither); the results are on stderr
-  if (/^\ufeff?\s*[{[]/.test(text)) return finish([text], results.list);
+  if (/^\ufeff?\s*[{[]/.test(text)) return finish([text], results.list, true);
   return finish([text, endsLine(text) ? '' : '\n', 'results:\n' + plainYaml(results.list)], results.list);
 }
 
@@ -275,7 +275,7 @@ export async function runFunction<Spec>(
   const text = inputText(input, results);
   if (text === undefined) {
     new Redactor().addEnv(env).scrubResults(results.list);
-    return finish([], results.list); // bad bytes: write nothing
+    return finish([], results.list, true); // bad bytes: write nothing
   }
   let parsed: ParsedInput;
   try {
@@ -355,7 +355,7 @@ export async function runFunction<Spec>(
     parsed = readInput(text);
     chunks = writeOutputChunks(parsed, parsed.items, results.list).chunks;
   }
-  const out = finish(chunks, results.list);
+  const out = finish(chunks, results.list, parsed.format === 'stream');
   // report-only keeps the exit code 0 whatever happened: say what the output holds
   out.stderr += reportOnlyLine;
   if (internal) out.stderr += secrets.scrub(internal) + '\n';
@@ -427,11 +427,17 @@ function writtenSummary(before: readonly KubeObject[], after: readonly KubeObjec
   return `wrote ${parts.join(', ')} item(s)`;
 }
 
-function finish(chunks: OutputChunk[], results: Result[]): RunOutput {
+/**
+ * The run's output, with the lines for stderr: every error, and every warning too when stderr is
+ * the only place the results are (`onlyStderr`: a plain stream out, or nothing): a stream in a
+ * pre-commit hook would otherwise count warnings it never shows. Info is counted.
+ */
+function finish(chunks: OutputChunk[], results: Result[], onlyStderr = false): RunOutput {
   const errors = results.filter((r) => r.severity === 'error');
   const warnings = results.filter((r) => r.severity === 'warning');
   let stderr = '';
   for (const r of errors) stderr += formatResult(r) + '\n';
+  if (onlyStderr) for (const r of warnings) stderr += formatResult(r) + '\n';
   if (errors.length || warnings.length)
     stderr += `${errors.length} error(s), ${warnings.length} warning(s), ${results.length - errors.length - warnings.length} info\n`;
   return runOutput(chunks, errors.length > 0 ? 1 : 0, results, stderr);

@@ -249,6 +249,20 @@ describe('items that are not KRM resources', () => {
   });
 });
 
+describe('results of a plain stream', () => {
+  it('go to stderr, warnings too (a pre-commit hook otherwise counted warnings it never showed); a ResourceList carries them', async () => {
+    const stream = 'apiVersion: example.com/v1\nkind: Foo\nmetadata:\n  name: a\nspec:\n  a: yes\n';
+    const r = await runFunction(intentValidate as unknown as typeof identity, stream);
+    expect(r.exitCode).toBe(0);
+    expect(r.output).toBe(stream);
+    expect(r.stderr).toMatch(
+      /^warning: Foo\/a: spec\.a: plain value yes is ambiguous: .* \[yaml-ambiguous\]\n0 error\(s\), 1 warning\(s\), 0 info\n$/,
+    );
+    const list = await runFunction(intentValidate as unknown as typeof identity, resourceList([stream]));
+    expect(list.stderr).toBe('0 error(s), 1 warning(s), 0 info\n');
+  });
+});
+
 describe('a ResourceList of the wrong shape', () => {
   it('a ResourceList among other documents is an input error (read as one item, its plaintext Secret passed), the stream back unchanged', async () => {
     const stream =
