@@ -3,6 +3,7 @@
  * a fleet repository, or only those a change touches, as a list or as a CI matrix (GitHub
  * Actions `strategy.matrix`, GitLab `parallel:matrix`), so that CI fans out one job per site.
  */
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseCommandArgs } from './args.js';
 import { changedSites, indexFleet, matrixEntries, type SitePackage } from '../fleet/sites.js';
@@ -97,6 +98,13 @@ export async function runFleet(argv: string[], io: Io): Promise<number> {
     return 0;
   }
   const root = resolve(parsed.root);
+  const kind = statSync(root, { throwIfNoEntry: false });
+  if (!kind?.isDirectory()) {
+    io.err(
+      `baremetal-krm fleet sites: ROOT ${parsed.root}: ${kind ? 'not a folder' : 'no such folder'}: give the fleet repository's folder (default: .)\n`,
+    );
+    return 2;
+  }
   try {
     const index = indexFleet(root);
     for (const u of index.unreadable)

@@ -72,10 +72,14 @@ export class NotUtf8Error extends KrmError {
     readonly line: number,
     readonly col: number,
     readonly byte: number,
+    /** the bytes start with a UTF-16 byte-order mark (FF FE, FE FF): the fix is another conversion */
+    utf16 = false,
   ) {
     super(
-      `${source} is not valid UTF-8: byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')} at byte offset ${offset} (line ${line}, byte ${col} of the line); ` +
-        'YAML is read as UTF-8: convert the file (e.g. iconv -f latin1 -t utf-8)',
+      utf16
+        ? `${source} is UTF-16 (it starts with a UTF-16 byte-order mark), not UTF-8: YAML is read as UTF-8: convert the file (iconv -f utf-16 -t utf-8)`
+        : `${source} is not valid UTF-8: byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')} at byte offset ${offset} (line ${line}, byte ${col} of the line); ` +
+            'YAML is read as UTF-8: convert the file (e.g. iconv -f latin1 -t utf-8)',
     );
   }
 }
@@ -127,7 +131,8 @@ export function decodeUtf8(bytes: Uint8Array, name = 'input'): string {
   const at = firstInvalidUtf8(buf);
   if (at < 0) return text;
   const { line, col } = bytePosition(buf, at);
-  throw new NotUtf8Error(name, at, line, col, buf[at]!);
+  const utf16 = buf.length >= 2 && ((buf[0] === 0xff && buf[1] === 0xfe) || (buf[0] === 0xfe && buf[1] === 0xff));
+  throw new NotUtf8Error(name, at, line, col, buf[at]!, utf16);
 }
 
 const nodeBuffer = lazy(() => require('node:buffer') as typeof import('node:buffer'), 'node:buffer', import.meta.url);

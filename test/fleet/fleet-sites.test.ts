@@ -92,4 +92,16 @@ describe('fleet sites', () => {
     expect(unknownRev.err).toMatch(/git diff nope\.\.HEAD failed/);
     expect((await fleet('--format', 'yaml')).code).toBe(2);
   });
+
+  it('a ROOT that is missing or a file: one line saying so, exit 2', async () => {
+    for (const [arg, what] of [
+      [join(root, 'no-such'), 'no such folder'],
+      [join(root, 'docs/README.md'), 'not a folder'],
+    ]) {
+      let err = '';
+      const code = await runFleet(['sites', arg!], { out: () => undefined, err: (s) => void (err += s) });
+      expect(code).toBe(2);
+      expect(err).toBe(`baremetal-krm fleet sites: ROOT ${arg}: ${what}: give the fleet repository's folder (default: .)\n`);
+    }
+  });
 });

@@ -126,6 +126,15 @@ describe('nothing destroyed on bad input', () => {
     expect(errors(l)[0]!.message).toMatch(
       /^input is not valid UTF-8: byte 0xFF at byte offset \d+ \(line 10, byte 1 of the line, in items\[0\] ConfigMap\/x\)/,
     );
+    // UTF-16 (what some Windows editors write): named as such, with the conversion that fixes it
+    for (const bom of [Buffer.from([0xff, 0xfe]), Buffer.from([0xfe, 0xff])]) {
+      const u16 = Buffer.concat([bom, Buffer.from(cm('a'), 'utf16le')]);
+      const w = await runFunction(identity, u16);
+      expect(w.output).toBe('');
+      expect(errors(w)[0]!.message).toBe(
+        'input is UTF-16 (it starts with a UTF-16 byte-order mark), not UTF-8: YAML is read as UTF-8: convert the file (iconv -f utf-16 -t utf-8)',
+      );
+    }
   });
 
   it('a U+FFFD written in the input is a character like any other; a bad byte after one is still found', async () => {
