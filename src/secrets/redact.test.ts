@@ -372,6 +372,10 @@ describe('URL user information, generated', () => {
 });
 
 describe('values a message may quote', () => {
+  it('infinity and NaN as YAML writes them (JSON has none: JSON.stringify says null)', () => {
+    expect([Infinity, -Infinity, Number.NaN].map((v) => quoteValue({}, ['data', 'w'], v))).toEqual(['.inf', '-.inf', '.nan']);
+  });
+
   it('a value holding a credential written inline is described, not quoted, wherever it stands', () => {
     const root = { spec: { args: 'curl -u bob:Zq9xCURL https://x', image: 'x:1' } };
     expect(quoteValue(root, ['spec', 'args'], root.spec.args)).toBe('a string of 30 character(s)');

@@ -82,7 +82,9 @@ export function describeValue(v: unknown): string {
 /** The value at `path` as a message may show it: JSON when harmless, type and length when sensitive. */
 export function quoteValue(root: unknown, path: readonly (string | number)[] | undefined, v: unknown): string {
   if (path && isSensitivePath(root, path)) return describeValue(v);
-  const shown = JSON.stringify(v) ?? String(v);
+  // JSON has no infinity or NaN (JSON.stringify writes null): as YAML writes them
+  const shown =
+    typeof v === 'number' && !Number.isFinite(v) ? (Number.isNaN(v) ? '.nan' : v > 0 ? '.inf' : '-.inf') : (JSON.stringify(v) ?? String(v));
   // a value that holds a credential written inline (`curl -u bob:pw`, a URL's user:password@,
   // an embedded file's password line) is described too, wherever it stands
   const text = typeof v === 'string' ? v : shown;

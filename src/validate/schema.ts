@@ -171,7 +171,7 @@ function describe(e: AjvError, data: unknown, path: (string | number)[]): string
             ? 'a list'
             : typeof v === 'object'
               ? 'a mapping'
-              : shown !== JSON.stringify(v)
+              : shown !== JSON.stringify(v) && !(typeof v === 'number' && !Number.isFinite(v))
                 ? shown
                 : `${typeof v} ${shown}`;
       // `integer,null`: null means "not set" and needs no mention
