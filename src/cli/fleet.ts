@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import { parseCommandArgs } from './args.js';
 import { changedSites, indexFleet, matrixEntries, type SitePackage } from '../fleet/sites.js';
 import { redactToolOutput } from '../secrets/redact.js';
+import { shallowHint } from '../plan/git.js';
 
 export const FLEET_HELP = `baremetal-krm fleet sites [ROOT] [--changed BASE..HEAD] [--format text|json|github|gitlab]
 
@@ -55,7 +56,11 @@ export function gitChangedFiles(root: string, range: string): string[] {
     .getBuiltinModule('node:child_process')
     .spawnSync('git', [...args, '--end-of-options', ...revs, '--'], { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (r.error || r.status !== 0)
-    throw new Error(redactToolOutput(`git diff ${range} failed in ${root}: ${(r.stderr || r.error?.message || '').trim().split('\n')[0]}`));
+    throw new Error(
+      redactToolOutput(
+        `git diff ${range} failed in ${root}: ${(r.stderr || r.error?.message || '').trim().split('\n')[0]}${/no merge base/.test(r.stderr ?? '') ? shallowHint(root) : ''}`,
+      ),
+    );
   return r.stdout.split('\0').filter((l) => l !== '');
 }
 

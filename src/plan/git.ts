@@ -48,6 +48,22 @@ export interface GitRange {
   headLabel: string;
 }
 
+/**
+ * What to do when history is missing: a shallow clone (CI's default checkout) holds too few
+ * commits for a merge base.
+ */
+export function shallowHint(cwd: string): string {
+  let shallow = false;
+  try {
+    shallow = git(['rev-parse', '--is-shallow-repository'], cwd).toString().trim() === 'true';
+  } catch {
+    // not a repository, or an old git: no hint
+  }
+  return shallow
+    ? ': this is a shallow clone, which lacks the history: fetch it (actions/checkout with fetch-depth: 0, GitLab GIT_DEPTH: 0, or git fetch --unshallow)'
+    : ': the branches share no commit (an unrelated history?)';
+}
+
 /** `A..B` (A against B), `A...B` (the merge base of A and B against B), `A` (A against the work tree). */
 export function parseRange(spec: string, cwd: string): GitRange {
   const three = spec.indexOf('...');
@@ -55,9 +71,15 @@ export function parseRange(spec: string, cwd: string): GitRange {
   if (three >= 0) {
     const a = spec.slice(0, three) || 'HEAD';
     const b = spec.slice(three + 3) || 'HEAD';
-    const base = git(['merge-base', commitOf(a, cwd), commitOf(b, cwd)], cwd)
-      .toString()
-      .trim();
+    let base: string;
+    try {
+      base = git(['merge-base', commitOf(a, cwd), commitOf(b, cwd)], cwd)
+        .toString()
+        .trim();
+    } catch (e) {
+      if (!(e instanceof GitError)) throw e;
+      throw new GitError(`${spec}: ${a} and ${b} have no merge base here${shallowHint(cwd)}`);
+    }
     return { base, head: commitOf(b, cwd), baseLabel: `merge-base(${a}, ${b})`, headLabel: b };
   }
   if (two >= 0) {

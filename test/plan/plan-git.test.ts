@@ -136,4 +136,19 @@ describe('plan --git', () => {
     expect(misspelt.code).toBe(2);
     expect(misspelt.err).toContain('sites/eats: in neither main nor HEAD, nor in the work tree');
   });
+
+  it("A...B in a shallow clone (CI's default checkout) says what to fetch", async () => {
+    const shallow = join(repoRoot, '.e2e-out/plan-git/shallow');
+    // a branch with a commit of its own, so that a depth-1 clone lacks the merge base
+    git('checkout', '-q', '-b', 'shallow-side', 'main');
+    writeFileSync(join(repo, 'README.md'), 'side\n');
+    git('commit', '-q', '-am', 'side');
+    git('checkout', '-q', 'main');
+    const r = spawnSync('git', ['clone', '-q', '--depth', '1', '--no-single-branch', `file://${repo}`, shallow], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    spawnSync('git', ['-C', shallow, 'checkout', '-q', 'shallow-side']);
+    const p = await plan(['--git', 'origin/main...HEAD', 'sites/east'], shallow);
+    expect(p.code).toBe(2);
+    expect(p.err).toContain('have no merge base here: this is a shallow clone, which lacks the history: fetch it');
+  });
 });
