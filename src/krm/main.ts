@@ -479,7 +479,7 @@ function helpText<Spec>(def: FunctionDefinition<Spec>): string {
     `  cat resources.yaml | node dist/${def.name}.cjs  # a ResourceList or plain YAML stream on stdin`,
     `  node dist/${def.name}.cjs --fn-config config.yaml --source <dir> [--sink <dir>]  # a folder, as kpt fn source/sink`,
     '',
-    `functionConfig: apiVersion ${API_VERSION}, kind ${def.configKind}${def.fromConfigMap ? ' (or a v1 ConfigMap with data:)' : ''}; no spec = defaults.`,
+    `functionConfig: apiVersion ${API_VERSION}, kind ${def.configKind}${def.fromConfigMap ? ' (or a v1 ConfigMap: the empty one kpt fn eval sends without --fn-config)' : ''}; no spec = defaults.`,
     '',
     'spec fields:',
     schemaReference(def.specSchema, '  '),
