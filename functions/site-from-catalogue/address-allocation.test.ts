@@ -238,4 +238,22 @@ describe('host names', () => {
       expect(r.items).not.toContain('kind: BareMetalHost');
     }
   });
+
+  it('a hand-written BareMetalHost of a host it generates is said (two objects of one identity), once', async () => {
+    const net = fixture('type/gating/shared/catalogues/networking.yaml');
+    const cat =
+      'apiVersion: airshipit.org/v1alpha1\nkind: VariableCatalogue\nmetadata:\n  name: host-catalogue\nhosts:\n  m3:\n    node01:\n      bootMode: UEFI\n      macAddress: 52:54:00:aa:00:01\n      bmcAddress: redfish+https://10.0.0.1/redfish/v1/Systems/1\n      ipAddresses:\n        oam-ipv4: 10.23.25.11\n';
+    const hand =
+      'apiVersion: metal3.io/v1alpha1\nkind: BareMetalHost\nmetadata:\n  name: node01\n  namespace: target-infra\n  annotations:\n    config.kubernetes.io/path: hand/node01.yaml\nspec:\n  online: true\n';
+    const spec = 'ipam:\n  pxe-ipv4: {cidr: 10.23.24.0/24, start: 10.23.24.10}';
+    const r = await run([net, cat, hand], spec);
+    const said = r.results.filter((x) => x.message.includes('two objects of one identity'));
+    expect(said).toHaveLength(1);
+    expect(said[0]!.severity).toBe('warning');
+    expect(said[0]!.message).toMatch(
+      /^BareMetalHost\/target-infra\/node01 is written by hand in hand\/node01\.yaml, and site-from-catalogue\S* generates it in hosts\/node01\.yaml too/,
+    );
+    // without the hand-written copy: nothing said
+    expect((await run([net, cat], spec)).results.some((x) => x.message.includes('two objects of one identity'))).toBe(false);
+  });
 });

@@ -119,12 +119,16 @@ export class Context<Spec> {
     const key = (id: string, path: string | undefined): string => (opts.byPath ? `${id}|${path ?? ''}` : id);
     // items by identity (a list: nameless items share one), and the highest index used per file
     const byId = new Map<string, KubeObject[]>();
+    // with byPath: the items no one generated, by identity alone (a hand-written copy elsewhere)
+    const handWritten = new Map<string, KubeObject>();
     const indexInFile = new Map<string, number>();
     for (const o of this.#items) {
       if (o.isKptfile()) continue;
       const path = o.annotations[ANN.path] ?? o.annotations[ANN.internalPath];
       const id = key(identity(o), path);
       byId.set(id, [...(byId.get(id) ?? []), o]);
+      // (only items in a file of the package: one without a path, as a plain stream gives it, is in no file)
+      if (opts.byPath && path !== undefined && o.annotations[GENERATED_BY] === undefined) handWritten.set(identity(o), o);
       const idx = Number(o.annotations[ANN.index] ?? o.annotations[ANN.internalIndex]);
       if (path && Number.isInteger(idx)) indexInFile.set(path, Math.max(indexInFile.get(path) ?? 0, idx + 1));
     }
@@ -152,6 +156,15 @@ export class Context<Spec> {
         for (const [k, v] of Object.entries(existing.annotations)) if (LOCATION_ANNOTATION.test(k)) ann[k] = v;
         existing.replace(d.data);
         continue;
+      }
+      const copy = opts.byPath ? handWritten.get(dataIdentity(d.data)) : undefined;
+      if (copy) {
+        // two objects of one identity: kustomize refuses the build, kubectl applies one over the other
+        handWritten.delete(dataIdentity(d.data));
+        this.results.warning(
+          `${copy.id} is written by hand in ${copy.annotations[ANN.path] ?? copy.annotations[ANN.internalPath]}, and ${owner} generates it${d.path ? ` in ${d.path}` : ''} too: two objects of one identity; remove the hand-written one (or its catalogue entry)`,
+          { object: copy },
+        );
       }
       if (d.path) {
         ann[ANN.path] = d.path;
