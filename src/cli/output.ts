@@ -4,8 +4,9 @@
  * read as part of the site next time), and written whole or not at all: a temporary file beside
  * it, renamed over it, so a reader (or a failed run) never leaves half a file.
  */
-import { existsSync, lstatSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, relative, resolve, isAbsolute } from 'node:path';
+import { existsSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { isInside, lstatIfPresent } from '../krm/index.js';
 
 export class OutputError extends Error {}
 
@@ -30,42 +31,44 @@ export function outputClash(output: string, inputs: readonly string[]): string |
     if (!existsSync(input)) continue;
     const inp = real(input);
     if (out === inp) return `is one of the inputs (${input}): writing it would replace what was read`;
-    const rel = relative(inp, out);
-    if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel))
-      return `is inside the input folder ${input}: the next run would read it as part of the input`;
+    if (isInside(inp, out)) return `is inside the input folder ${input}: the next run would read it as part of the input`;
   }
   return undefined;
 }
 
 /**
- * Writes `text` to `output` (see the module comment). A path that exists and is no regular file
- * (`/dev/stdout`, a pipe) is written as it is: a rename would replace it.
+ * Writes `text` to `output` (see the module comment); an OutputError says why it may not or could
+ * not. A path that exists and is no regular file (`/dev/stdout`, a pipe) is written as it is: a
+ * rename would replace it.
  */
 export function writeOutput(output: string, text: string, inputs: readonly string[]): void {
   const clash = outputClash(output, inputs);
   if (clash) throw new OutputError(`--output ${output} ${clash}: choose a path outside the inputs`);
-  let regular = true;
-  try {
-    regular = lstatSync(output).isFile();
-  } catch {
-    // not there yet: made whole
-  }
-  if (!regular) {
-    writeFileSync(output, text);
-    return;
-  }
+  const regular = lstatIfPresent(output)?.isFile() ?? true; // not there yet: made whole
   const temporary = join(dirname(output), `.${basename(output)}.${process.pid}.tmp`);
   try {
-    writeFileSync(temporary, text);
-    renameSync(temporary, output);
+    if (!regular) writeFileSync(output, text);
+    else {
+      writeFileSync(temporary, text);
+      renameSync(temporary, output);
+    }
   } catch (e) {
-    rmSync(temporary, { force: true });
-    throw e;
+    if (regular) removeQuietly(temporary);
+    throw new OutputError(`--output ${output}: cannot write (${writeFailureText(e)})`);
+  }
+}
+
+/** Removes a temporary file if it is there (its folder may be missing or a file: then it is not). */
+function removeQuietly(path: string): void {
+  try {
+    rmSync(path, { force: true });
+  } catch {
+    // nothing was made
   }
 }
 
 /** Why `--output` could not be written, and what to do about it. */
-export function writeFailureText(e: unknown): string {
+function writeFailureText(e: unknown): string {
   const code = (e as NodeJS.ErrnoException).code;
   switch (code) {
     case 'ENOENT':

@@ -16,7 +16,7 @@ import type { CiTool } from './ci-finding.js';
 import { toJUnit } from './junit.js';
 import { toSarif } from './sarif.js';
 import type { CliIo } from './validate.js';
-import { OutputError, writeFailureText, writeOutput } from './output.js';
+import { OutputError, writeOutput } from './output.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -161,8 +161,8 @@ export async function runPlan(argv: string[], io: CliIo): Promise<number> {
       // with --git the inputs are commits, not the work tree
       writeOutput(opts.output, text, opts.git === undefined ? opts.paths : []);
     } catch (e) {
-      if (e instanceof OutputError) io.err(`baremetal-krm plan: ${e.message}\n`);
-      else io.err(`baremetal-krm plan: --output ${opts.output}: cannot write (${writeFailureText(e)})\n`);
+      if (!(e instanceof OutputError)) throw e;
+      io.err(`baremetal-krm plan: ${e.message}\n`);
       return 2;
     }
     io.err(`baremetal-krm plan: wrote ${opts.output} (${plan.changes.length} change(s))\n`);

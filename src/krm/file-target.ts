@@ -4,7 +4,7 @@
  * A relative path must stay inside the folder (no `..` out, not absolute, no NUL or backslash),
  * and no folder on the way may be a file or a symbolic link (a link could lead out of it).
  */
-import { lstatSync, realpathSync } from 'node:fs';
+import { lstatSync, realpathSync, type Stats } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 /** Why a relative path cannot be written under a folder. */
@@ -24,27 +24,32 @@ export function isInside(root: string, p: string): boolean {
 }
 
 /**
- * The first folder on the way from `root` to `target` that exists and is not a real folder inside
- * `root` (a file, a symbolic link, or a folder whose real path is elsewhere), if any.
- */
-/**
  * Whether anything is at `p`, a link included, whatever it points at: existsSync follows a link
  * and says no for one whose target is missing, and a write would then go through it.
  */
 export function isPresent(p: string): boolean {
+  return lstatIfPresent(p) !== undefined;
+}
+
+/** What is at `p` itself (a link not followed), or undefined when nothing is (or a folder on the way is a file). */
+export function lstatIfPresent(p: string): Stats | undefined {
   try {
-    lstatSync(p);
-    return true;
+    return lstatSync(p);
   } catch {
-    return false;
+    return undefined;
   }
 }
 
+/**
+ * The first folder on the way from `root` to `target` that exists and is not a real folder inside
+ * `root` (a file, a symbolic link, or a folder whose real path is elsewhere), if any. A link is
+ * there even when its target is missing (lstat, not existsSync).
+ */
 export function blockedParent(root: string, target: string): string | undefined {
   const realRoot = realpathSync(root);
   for (let d = dirname(target); d !== root && isInside(root, d); d = dirname(d)) {
-    if (!isPresent(d)) continue;
-    const st = lstatSync(d);
+    const st = lstatIfPresent(d);
+    if (!st) continue;
     if (st.isSymbolicLink() || !st.isDirectory()) return d;
     const real = realpathSync(d);
     if (real !== realRoot && !isInside(realRoot, real)) return d;

@@ -29,7 +29,7 @@ export { dig, dotted, intern, isRecord, nonEmptyText, pushAll, sameData, scalarT
 export { countLines, splitStream, splitDocuments, indentItem } from './scan.js';
 export { YAML11_TRUE, YAML11_FALSE, YAML11_NULL, YAML11_SPECIAL_FLOAT, YAML11_ONLY_BOOL, wordsPattern } from './yaml11.js';
 export { collectBeforeResults, collectGarbage, decodeUtf8, decodeYamlText, readAllBytes, MAX_INPUT_BYTES } from './input-bytes.js';
-export { blockedParent, isInside, isPresent, targetInside } from './file-target.js';
+export { blockedParent, isInside, isPresent, lstatIfPresent, targetInside } from './file-target.js';
 export {
   packageFiles as readPackageFiles,
   sourceResourceList,

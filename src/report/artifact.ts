@@ -13,7 +13,7 @@ import validateArtifact from './generated/artifact.validate.js';
 import { REPORT_API_VERSION } from './model.js';
 import { firstAjvText } from './schema-errors.js';
 import { isRfc3339Time } from '../model/time.js';
-import { redactValueText } from '../secrets/redact.js';
+import { redactValueText, scrubStrings } from '../secrets/redact.js';
 
 export const ARTIFACT_KIND = 'SiteReportArtifact';
 
@@ -59,18 +59,9 @@ function readArtifact(path: string): SiteArtifact {
   checkOneSite(a as SiteArtifact, damaged);
   // what an artifact says is scrubbed again as it is read: one written before a scrub learned a
   // form (or edited by hand) would otherwise be printed as it is
-  scrubStrings(a.slice);
-  return a as SiteArtifact;
-}
-
-/** Every string in `v` (in place) with the credentials written inline in it masked. */
-function scrubStrings(v: unknown): void {
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) typeof v[i] === 'string' ? (v[i] = redactValueText(v[i])) : scrubStrings(v[i]);
-  } else if (v !== null && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    for (const k of Object.keys(o)) typeof o[k] === 'string' ? (o[k] = redactValueText(o[k] as string)) : scrubStrings(o[k]);
-  }
+  const artifact = a as SiteArtifact;
+  artifact.slice = scrubStrings(artifact.slice, (t) => redactValueText(t));
+  return artifact;
 }
 
 /** Every row of an artifact belongs to its one site (summaries[0]). */

@@ -2,7 +2,7 @@
  * `baremetal-krm report <site>...`: one report across many sites. `reportMain(argv)` returns the
  * exit code: 0, 1 when a --fail-on threshold is broken, 2 on a usage or input error.
  */
-import { OutputError, writeFailureText, writeOutput } from '../cli/output.js';
+import { OutputError, writeOutput } from '../cli/output.js';
 import { Redactor } from '../secrets/redact.js';
 import { InstallError, KrmError, loadYaml } from '../krm/index.js';
 import { fileErrorText, readRegularFile } from '../cli/files.js';
@@ -265,12 +265,8 @@ function finish(
     try {
       writeOutput(output, text, inputs);
     } catch (e) {
-      if (e instanceof OutputError) {
-        err(`baremetal-krm report: ${e.message}\n`);
-        return 2;
-      }
-      const failure = e as NodeJS.ErrnoException;
-      err(`baremetal-krm report: --output ${output}: cannot write (${writeFailureText(failure)})\n`);
+      if (!(e instanceof OutputError)) throw e;
+      err(`baremetal-krm report: ${e.message}\n`);
       return 2;
     }
   } else io.out(text);
