@@ -125,10 +125,11 @@ export class Context<Spec> {
     for (const o of this.#items) {
       if (o.isKptfile()) continue;
       const path = o.annotations[ANN.path] ?? o.annotations[ANN.internalPath];
-      const id = key(identity(o), path);
+      const ident = identity(o);
+      const id = key(ident, path);
       byId.set(id, [...(byId.get(id) ?? []), o]);
       // (only items in a file of the package: one without a path, as a plain stream gives it, is in no file)
-      if (opts.byPath && path !== undefined && o.annotations[GENERATED_BY] === undefined) handWritten.set(identity(o), o);
+      if (opts.byPath && path !== undefined && o.annotations[GENERATED_BY] === undefined) handWritten.set(ident, o);
       const idx = Number(o.annotations[ANN.index] ?? o.annotations[ANN.internalIndex]);
       if (path && Number.isInteger(idx)) indexInFile.set(path, Math.max(indexInFile.get(path) ?? 0, idx + 1));
     }
@@ -138,7 +139,8 @@ export class Context<Spec> {
       const md = (d.data.metadata ??= {}) as Record<string, unknown>;
       const ann = (md.annotations ??= {}) as Record<string, string>;
       ann[GENERATED_BY] = owner;
-      const id = key(dataIdentity(d.data), d.path);
+      const ident = dataIdentity(d.data);
+      const id = key(ident, d.path);
       const existing = byId.get(id)?.find((o) => !keep.has(o));
       if (existing) {
         keep.add(existing);
@@ -157,10 +159,10 @@ export class Context<Spec> {
         existing.replace(d.data);
         continue;
       }
-      const copy = opts.byPath ? handWritten.get(dataIdentity(d.data)) : undefined;
+      const copy = handWritten.get(ident);
       if (copy) {
         // two objects of one identity: kustomize refuses the build, kubectl applies one over the other
-        handWritten.delete(dataIdentity(d.data));
+        handWritten.delete(ident);
         this.results.warning(
           `${copy.id} is written by hand in ${copy.annotations[ANN.path] ?? copy.annotations[ANN.internalPath]}, and ${owner} generates it${d.path ? ` in ${d.path}` : ''} too: two objects of one identity; remove the hand-written one (or its catalogue entry)`,
           { object: copy },
