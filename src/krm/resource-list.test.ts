@@ -237,7 +237,7 @@ describe('report-only', () => {
   it('turns error results into warnings and exits 0', async () => {
     const cfg =
       'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nmetadata:\n  annotations:\n    baremetal-krm.dev/report-only: "true"\nspec:\n  readAll: true\n';
-    const r = await runFunction(identity, resourceList(['apiVersion: v1\nkind: A\nmetadata:\n  name: x\nbad: [1, 2\n'], cfg));
+    const r = await runFunction(identity, resourceList(['apiVersion: v1\nkind: A\nmetadata:\n  name: x\nbad: [1, 2]]\n'], cfg));
     expect(r.results.map((x) => x.severity)).toEqual(['warning']);
     expect(r.exitCode).toBe(0);
     // the exit code says nothing, so stderr says that nothing was written

@@ -339,6 +339,75 @@ function isDashLine(text: string, pos: number, end: number): boolean {
 
 // ---------- list documents: items ----------
 
+/** A quote or a bracket: what may open a string or flow collection that goes on past its line. */
+const OPENERS = ['"', "'", '[', '{'];
+
+/**
+ * For entries in order: whether the text `[start, end)` ends inside a quoted string or flow
+ * collection. Only a quote or bracket that starts a value can open one, and a line that
+ * balances its quotes and brackets from there does not (`index: '0'`): the common entry is
+ * decided by one forward search for such characters, shared by all entries (linear in the
+ * list). An entry with a line unbalanced from there (`x: 'it''s`, `"a\"b"`, `args: [a,`) is
+ * read line by line from its start, as the section scanner reads (block scalars, comments and
+ * plain scalars known).
+ */
+function openAtEnd(text: string, eol: LineEnds): (start: number, end: number) => boolean {
+  // by opener: its next offset at or after the last search's start (-1: none left, -2: not
+  // searched); each search starts past the last one found: every character searched once
+  const next = [-2, -2, -2, -2];
+  const opener = (from: number): number => {
+    let first = -1;
+    for (let k = 0; k < 4; k++) {
+      let at = next[k]!;
+      if (at !== -1 && at < from) at = next[k] = text.indexOf(OPENERS[k]!, from);
+      if (at >= 0 && (first < 0 || at < first)) first = at;
+    }
+    return first;
+  };
+  return (start, end) => {
+    for (let at = opener(start); at >= 0 && at < end; ) {
+      // only a value's first character opens (`x: "`, `- [`, `!!str '`); inside a plain scalar
+      // (`ENC[AES256_GCM,...]`, `it's`) a quote or bracket is text
+      const before = text.charCodeAt(at - 1);
+      if (at > start && before !== 32 && before !== 9 && before !== 10 && before !== 13) {
+        at = opener(at + 1);
+        continue;
+      }
+      const lineStop = eol(text, at);
+      if (!balancedLine(text, at, lineStop)) return endsOpen(text, start, end, eol);
+      at = opener(lineStop);
+    }
+    return false;
+  };
+}
+
+/** Whether a line (from `start`) has an even count of each quote (escaped `\"` not counted) and as many closing brackets as opening ones. */
+function balancedLine(text: string, start: number, stop: number): boolean {
+  let dq = 0;
+  let sq = 0;
+  let brackets = 0;
+  for (let i = start; i < stop; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) dq++;
+    else if (c === 39) sq++;
+    else if (c === 92) i++;
+    else if (c === 91 || c === 123) brackets++;
+    else if (c === 93 || c === 125) brackets--;
+  }
+  return dq % 2 === 0 && sq % 2 === 0 && brackets === 0;
+}
+
+/** Whether `[start, end)` read line by line leaves a quoted string or flow collection open. */
+function endsOpen(text: string, start: number, end: number, eol: LineEnds): boolean {
+  const scanner = new ContinuationScanner();
+  for (let pos = start; pos < end; ) {
+    const stop = Math.min(eol(text, pos), end);
+    scanner.line(text.slice(pos, stop));
+    pos = stop + 1;
+  }
+  return scanner.continuationIndent() !== undefined;
+}
+
 interface ItemsScan {
   style: 'block' | 'flow' | 'empty';
   entries: ListEntry[];
@@ -411,6 +480,7 @@ function scanBlockItems(
     while (k < keepAt.length && keepAt[k]! < from) k++;
     return k < keepAt.length && keepAt[k]! < end && KEEP_CHOMP.test(text.slice(from, end));
   };
+  const continuesPast = openAtEnd(text, eol);
   const close = (to: number): void => {
     if (!cur) return;
     entries.push({ lead: text.slice(cur.leadStart, cur.start), raw: text.slice(cur.start, to), offset: cur.start, line: cur.line });
@@ -448,6 +518,10 @@ function scanBlockItems(
       if (!dash) break; // `items:` followed by a key or a mapping: not a list
       seqIndent = ind;
     }
+    // a `- ` or `key:` line at the entries' column or less ends the entry, unless the entry's
+    // last value is a quoted string or flow collection still open: go-yaml (kpt, kubectl) reads
+    // such a line as more of that value, at any indentation; the careful reader reads it so
+    if (cur && ((dash && ind === seqIndent) || ind === 0) && continuesPast(cur.start, pos)) return undefined;
     if (dash && ind === seqIndent) {
       const to = movable >= 0 ? movable : pos;
       close(to);
