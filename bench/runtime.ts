@@ -97,39 +97,47 @@ async function itemCurves(): Promise<void> {
 }
 
 /**
- * Per-key time of one document with 10k-100k keys. Each point is a median of many runs after a
- * warm-up (a 10k document reads in ~10 ms: a few cold runs once decided the curve). Beside it,
- * the engine's own curve for the same mapping: a plain object given that many keys one by one
+ * Per-key time of one document with 10k-100k keys. The sizes are run interleaved, one of each
+ * per round after a warm-up of each (run one size after another, the first was timed in a fresh
+ * small heap and the last in one grown by the others: the curve then measured the order of the
+ * runs, 1.4-1.9x from run to run); each point is the median (and the min) of its rounds. Beside
+ * it, the engine's own curve for the same mapping: a plain object given that many keys one by one
  * (what any reader building the tree pays: V8 keeps such an object as a hash table, rehashed as it
  * grows, and its entries and strings outlive young-generation collections), and JSON.parse.
  */
 async function keyCurves(): Promise<void> {
   const sizes = QUICK ? [10_000, 50_000] : [10_000, 50_000, 100_000];
-  const runs = (keys: number): [number, number] => [keys >= 100_000 ? 7 : 11, 600];
-  console.log('\ntime per key (µs) reading one document whole, by keys in it (median of 7-50 runs after a warm-up)');
-  console.log('path     form    ' + sizes.map((n) => `${fmt(n).padStart(9)}`).join('') + '   last/first (goal <= 1.5)');
+  const rounds = 15;
+  console.log(`\ntime per key (µs) reading one document whole, by keys in it: median (min) of ${rounds} interleaved rounds`);
+  console.log('path     form    ' + sizes.map((n) => `${fmt(n).padStart(15)}`).join('') + '   last/first median (min) (goal <= 1.5)');
+  const curve = (runs: (() => unknown)[]): { median: number[]; min: number[] } => {
+    for (const run of runs) run(); // warm-up
+    const times = sizes.map((): number[] => []);
+    for (let r = 0; r < rounds; r++)
+      runs.forEach((run, i) => {
+        const t = performance.now();
+        run();
+        times[i]!.push(((performance.now() - t) * 1000) / sizes[i]!);
+      });
+    for (const t of times) t.sort((a, b) => a - b);
+    return { median: times.map((t) => t[Math.floor(t.length / 2)]!), min: times.map((t) => t[0]!) };
+  };
+  const row = (label: string, c: { median: number[]; min: number[] }): string => {
+    const last = c.median.length - 1;
+    return `${label}${c.median.map((m, i) => `${fmt(m, 2)} (${fmt(c.min[i]!, 2)})`.padStart(15)).join('')}   ${fmt(c.median[last]! / c.median[0]!, 2)} (${fmt(c.min[last]! / c.min[0]!, 2)})`;
+  };
   for (const careful of [false, true]) {
     for (const form of ['list', 'stream'] as const) {
-      const texts = sizes.map((keys) => input([bigConfigMap(keys, careful)], form));
-      await timeAsync(() => readWhole(texts[0]!), 5, 0); // warm-up
-      const cols: number[] = [];
-      for (const [i, keys] of sizes.entries()) cols.push(((await timeAsync(() => readWhole(texts[i]!), ...runs(keys))) * 1000) / keys);
-      console.log(
-        `${(careful ? 'careful' : 'fast').padEnd(9)}${form.padEnd(8)}${cols.map((c) => fmt(c, 2).padStart(9)).join('')}   ${fmt(cols[cols.length - 1]! / cols[0]!, 2)}`,
-      );
+      const runs = sizes.map((keys) => {
+        const text = input([bigConfigMap(keys, careful)], form);
+        return () => readWhole(text);
+      });
+      console.log(row(`${(careful ? 'careful' : 'fast').padEnd(9)}${form.padEnd(8)}`, curve(runs)));
     }
   }
-  const engine = (label: string, make: (keys: number) => () => unknown): void => {
-    const cols = sizes.map((keys) => {
-      const run = make(keys);
-      timeIt(run, 3, 0); // warm-up
-      return (timeIt(run, ...runs(keys)) * 1000) / keys;
-    });
-    console.log(`${label.padEnd(17)}${cols.map((c) => fmt(c, 2).padStart(9)).join('')}   ${fmt(cols[cols.length - 1]! / cols[0]!, 2)}`);
-  };
   console.log("the engine's own curve for a mapping that size:");
   // keys cut from one text, as a reader cuts them (fresh strings each run, not yet internalised)
-  engine('  object, by key', (keys) => {
+  const byKey = sizes.map((keys) => {
     const text = Array.from({ length: keys }, (_, i) => `key-${i}`).join('\n');
     return () => {
       const o: Record<string, string> = {};
@@ -142,12 +150,14 @@ async function keyCurves(): Promise<void> {
       return o;
     };
   });
-  engine('  JSON.parse', (keys) => {
+  console.log(row('  object, by key '.padEnd(17), curve(byKey)));
+  const json = sizes.map((keys) => {
     const data: Record<string, string> = {};
     for (let i = 0; i < keys; i++) data[`key-${i}`] = `value ${i}`;
     const text = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'big' }, data });
     return () => JSON.parse(text);
   });
+  console.log(row('  JSON.parse'.padEnd(17), curve(json)));
 }
 
 async function againstYaml(): Promise<void> {
