@@ -184,6 +184,13 @@ describe('credentials written inline', () => {
     ['notes: ghp_Zq9xTOKENaaaaaaaaaaaaaaaaaaaa', 'notes: ***'],
     ['glpat-abcdefghij0123456789 and xoxb-1234-5678-abcdefgh', '*** and ***'],
     ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl', '***'],
+    ['aws s3 cp --profile x # id AKIAIOSFODNN7EXAMPLE', 'aws s3 cp --profile x # id ***'],
+    ['id=ASIAY34FZKBOKMUTVV7A; region eu', 'id=***; region eu'],
+    ['maps AIzaSyA1234567890abcdefghijklmnopqrstuv', 'maps ***'],
+    ['//registry.npmjs.org/:_x=npm_abcdefghijklmnopqrstuvwxyz0123456789', '//registry.npmjs.org/:_x=***'],
+    ['stripe sk_live_4eC39HqLyjWDarjtT1zdp7dc', 'stripe ***'],
+    // not tokens: an ordinary capitalised word, a short AKIA
+    ['AKIAB is a name; AKIA12', 'AKIAB is a name; AKIA12'],
     ['https://hooks.slack.com/services/T0/B0/s3cr3t-1', 'https://hooks.slack.com/services/***'],
     [
       'https://b.s3.amazonaws.com/x.qcow2?X-Amz-Date=1&X-Amz-Signature=s3cr3t-1',

@@ -126,12 +126,14 @@ const TOOL_PASSWORD =
 const TOOL_NAMES = /ipmitool|racadm|redis-cli|ldap|sshpass|mysql|curl|login|htpasswd|smbclient/;
 /**
  * Tokens that say what they are by their form, wherever they stand: GitHub (`ghp_`, `github_pat_`),
- * GitLab (`glpat-`), Slack (`xoxb-`), a JWT (`eyJ...` in three parts), the secret path of a Slack
- * or Discord webhook.
+ * GitLab (`glpat-`), Slack (`xoxb-`), a JWT (`eyJ...` in three parts), an AWS access key id
+ * (`AKIA`/`ASIA` and 16 capitals or digits: with its secret key it signs anything the user may),
+ * a Google API key (`AIza` and 35), an npm token (`npm_` and 36), a Stripe live key
+ * (`sk_live_`, `rk_live_`), the secret path of a Slack or Discord webhook.
  */
 const SHAPED_TOKEN =
-  /\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{8,}|eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]+)|(?<=hooks\.slack\.com\/services\/|discord(?:app)?\.com\/api\/webhooks\/)[^\s"'?#]+/g;
-const SHAPED_TOKEN_HINT = /gh[pousr]_|github_pat_|glpat-|xox[abprs]-|eyJ|hooks\.slack|webhooks/;
+  /\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abprs]-[A-Za-z0-9-]{8,}|eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]+|(?:AKIA|ASIA)[A-Z0-9]{16}\b|AIza[A-Za-z0-9_-]{35}|npm_[A-Za-z0-9]{36}\b|[sr]k_live_[A-Za-z0-9]{16,})|(?<=hooks\.slack\.com\/services\/|discord(?:app)?\.com\/api\/webhooks\/)[^\s"'?#]+/g;
+const SHAPED_TOKEN_HINT = /gh[pousr]_|github_pat_|glpat-|xox[abprs]-|eyJ|AKIA|ASIA|AIza|npm_|k_live_|hooks\.slack|webhooks/;
 /** A signed URL's signature or session token (S3, GCS, Azure SAS): whoever holds the URL holds the access */
 const URL_SIGNATURE = /([?&](?:sig|signature|X-Amz-Signature|X-Amz-Security-Token|X-Goog-Signature|X-Goog-Credential)=)([^&\s"'#]+)/gi;
 /** openssl's `pass:phrase` (`-passin pass:x`, `-passout pass:x`) */

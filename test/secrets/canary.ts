@@ -10,8 +10,12 @@
 import { createHash } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
 
-/** `text` (letters and digits), `special` (characters that URL-encoding and base64 change), `number`, `octal` (what YAML 1.1 reads as octal). */
-export type CanaryKind = 'text' | 'special' | 'number' | 'octal';
+/**
+ * `text` (letters and digits), `special` (characters that URL-encoding and base64 change),
+ * `number`, `octal` (what YAML 1.1 reads as octal), `aws-key-id` (an AWS access key id's shape:
+ * `AKIA` and 16 capitals or digits, known by its shape alone).
+ */
+export type CanaryKind = 'text' | 'special' | 'number' | 'octal' | 'aws-key-id';
 
 /** The canary of a channel: derived from its id, so a failure is reproducible. */
 export function canaryValue(id: string, kind: CanaryKind = 'text'): string {
@@ -22,6 +26,8 @@ export function canaryValue(id: string, kind: CanaryKind = 'text'): string {
       return `9${digits.slice(0, 10)}`;
     case 'octal':
       return `0${digits.replace(/[089]/g, '7').slice(0, 9)}`;
+    case 'aws-key-id':
+      return `AKIA${h.slice(0, 16).toUpperCase()}`;
     case 'special':
       return `Cnry/${h.slice(0, 8)}+p@ss=${h.slice(8, 12)}!`;
     default:

@@ -314,6 +314,12 @@ export const CHANNELS: Channel[] = [
       ),
   },
   {
+    id: 'aws-key-id-shape',
+    what: 'an AWS access key id, known by its shape (AKIA...) under a key that names no credential (ConfigMap data)',
+    kind: 'aws-key-id',
+    plant: (c, f) => f.site.push(configMap('cnry-aws-key-id', { uploader: c, mode: 'strict' })),
+  },
+  {
     id: 'pw-suffix-key',
     what: 'keys ending in pw (SITE_PW, ldapBindPw: ConfigMap data)',
     plant: (c, f) => f.site.push(configMap('cnry-site-pw', { SITE_PW: c, ldapBindPw: c, mode: 'strict' })),
