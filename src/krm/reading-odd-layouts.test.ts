@@ -11,6 +11,7 @@ import { indentItem } from './scan.js';
 const Y = yamlLib();
 const list = (...docs: string[]): string =>
   'apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n' + docs.map((d) => indentItem(d, 0)).join('');
+const READ_ALL = 'apiVersion: baremetal-krm.dev/v1alpha1\nkind: Identity\nmetadata:\n  name: all\nspec:\n  readAll: true\n';
 const cm = (name: string, rest = ''): string => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${rest}`;
 
 describe('reading odd layouts', () => {
@@ -110,5 +111,35 @@ describe('%TAG directives in a stream', () => {
     expect(r.output).toBe(tagged('!e!str 1'));
     const [bad] = readInput(`${tagged('!e!str 1')}  y: *nope\n`).items;
     expect(() => bad!.readData()).toThrow(/at line 9, column 6: an alias/);
+  });
+});
+
+describe('what go-yaml refuses where the objects are applied', () => {
+  it('a %YAML directive of another version than 1.1 is an input error naming the document; the stream comes back as it came', async () => {
+    for (const version of ['1.2', '1.0', '2.0']) {
+      const text = `${cm('first')}---\n%YAML ${version}\n---\n${cm('a')}`;
+      const r = await runFunction(identity, text);
+      expect(r.exitCode).toBe(1);
+      expect(r.results.map((x) => x.message)).toEqual([
+        `document 2 (line 8) is declared %YAML ${version}: kubectl, kustomize, kpt and Flux (go-yaml) read YAML 1.1 only and refuse it ("found incompatible YAML document"); remove the directive or write %YAML 1.1`,
+      ]);
+      expect(r.output).toBe(text);
+    }
+    const ok = `%YAML 1.1\n---\n${cm('a')}`;
+    expect((await runFunction(identity, ok)).output).toBe(ok);
+  });
+
+  it('a mapping key that is a list or a mapping is an error at its line (kubectl: "invalid map key")', async () => {
+    for (const [key, what] of [
+      ['? [a, b]\n  : x', 'a list'],
+      ['? {a: 1}\n  : x', 'a mapping'],
+      ['[a, b]: x', 'a list'],
+    ] as const) {
+      const r = await runFunction(identity, resourceList([cm('a', `data:\n  ${key}\n`)], READ_ALL));
+      expect(r.exitCode, key).toBe(1);
+      expect(r.results[0]!.message).toMatch(
+        new RegExp(`at line 6, column \\d+ of the item: a mapping key that is ${what}: Kubernetes objects are JSON`),
+      );
+    }
   });
 });

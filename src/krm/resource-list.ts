@@ -634,6 +634,20 @@ function streamUnit(body: string, lead: string, line: number, index: number, alo
   return list;
 }
 
+/**
+ * A `%YAML` directive of another version than 1.1 before a document: go-yaml (kubectl,
+ * kustomize, kpt, Flux) reads YAML 1.1 only and refuses such a document ("found incompatible
+ * YAML document"), so that what passes here would fail where it is applied.
+ */
+function refuseYamlVersion(lead: string, index: number, line: number): void {
+  if (!lead.includes('%YAML')) return;
+  const version = /^%YAML[ \t]+([^\s#]+)/m.exec(lead)?.[1];
+  if (version === undefined || version === '1.1') return;
+  throw new KrmError(
+    `document ${index + 1} (line ${line}) is declared %YAML ${version.slice(0, 16)}: kubectl, kustomize, kpt and Flux (go-yaml) read YAML 1.1 only and refuse it ("found incompatible YAML document"); remove the directive or write %YAML 1.1`,
+  );
+}
+
 /** Parses function input. Throws KrmError with a position for malformed input. */
 export function readInput(text: string): ParsedInput {
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
@@ -652,6 +666,7 @@ export function readInput(text: string): ParsedInput {
     if (json) return json;
   }
   const { docs, tail } = splitDocuments(text);
+  docs.forEach((d, n) => refuseYamlVersion(d.lead, n, d.line));
   if (docs.length === 1) {
     const d = docs[0]!;
     const list = scannedListDoc(d.body, d.line, ['ResourceList']);

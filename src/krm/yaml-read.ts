@@ -161,7 +161,14 @@ class Converter {
   key(node: YamlNode | null): string {
     const v = this.value(node);
     if (v === null || v === undefined) return '';
-    if (typeof v === 'object') return JSON.stringify(v); // a collection as a key: never in KRM, keep it readable
+    // a Kubernetes object is JSON, whose keys are strings: kubectl and Flux refuse the object
+    // ("invalid map key"); kpt and kustomize keep it, so it would pass every step before the apply
+    if (typeof v === 'object')
+      this.fail(
+        node,
+        `a mapping key that is ${Array.isArray(v) ? 'a list' : 'a mapping'}: Kubernetes objects are JSON, whose keys are strings, and kubectl and Flux refuse it ("invalid map key"); write the key as a string`,
+        'COLLECTION_KEY',
+      );
     return String(v);
   }
 
