@@ -69,7 +69,8 @@ function parseDoubleQuoted(s: string): string {
     if (ch < 0x20 && ch !== 9) throw UNSURE;
     if (ch === 92) {
       const n = s[i + 1];
-      if (n === undefined || !'"\\/bfnrtu'.includes(n)) throw UNSURE;
+      // not \/ (go-yaml refuses it) nor a \u surrogate (go-yaml refuses pairs too): the careful reader says so
+      if (n === undefined || !'"\\bfnrtu'.includes(n) || (n === 'u' && /^[dD][89a-fA-F]/.test(s.slice(i + 2, i + 4)))) throw UNSURE;
       i++;
     }
   }

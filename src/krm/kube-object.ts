@@ -750,6 +750,11 @@ export class KubeObject {
     this.#body = emitLikeYaml(data) ?? yamlLib().stringify(data, EMIT_OPTIONS);
   }
 
+  /** The column of the item's `- ` when it was read as an entry of a block sequence. */
+  get seqIndent(): number | undefined {
+    return this.#form === 'entry' ? this.#seqIndent : undefined;
+  }
+
   /** The item's text as an entry of a block sequence at `seqIndent` (its bytes when unchanged and already one). */
   entryText(seqIndent: number): string {
     const raw = this.#raw;

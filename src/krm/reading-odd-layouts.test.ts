@@ -129,6 +129,24 @@ describe('what go-yaml refuses where the objects are applied', () => {
     expect((await runFunction(identity, ok)).output).toBe(ok);
   });
 
+  it('a line that starts with --- and goes on with text is an input error naming the line (kubectl: "invalid Yaml document separator")', async () => {
+    for (const [text, line] of [
+      [`--- ${cm('a')}`, 1],
+      [`${cm('a')}--- |\n  text\n`, 5],
+      [`${cm('a', 'data:\n  k: "a\n----b"\n')}`, 7],
+      [`${cm('a')}---# kubectl splits here, YAML does not\n${cm('b')}`, 5],
+    ] as const) {
+      const r = await runFunction(identity, text);
+      expect(r.exitCode, text).toBe(1);
+      expect(r.results[0]!.message).toBe(
+        `line ${line} starts with --- and goes on with text: kubectl reads --- at the start of a line as a document separator and refuses anything after it but a comment ("invalid Yaml document separator"); put what follows on the next line`,
+      );
+      expect(r.output).toBe(text);
+    }
+    const ok = `${cm('a')}--- # b\n${cm('b')}---\t\n${cm('c')}`;
+    expect((await runFunction(identity, ok)).output).toBe(ok);
+  });
+
   it('a mapping key that is a list or a mapping is an error at its line (kubectl: "invalid map key")', async () => {
     for (const [key, what] of [
       ['? [a, b]\n  : x', 'a list'],

@@ -14,7 +14,17 @@ import { EMIT_OPTIONS, KrmError, KubeObject } from './kube-object.js';
 import { typeOf } from './header.js';
 import { yamlLib } from './lazy.js';
 import type { Result } from './results.js';
-import { dedentItem, endsLine, hasAliasTokens, LineCounter, readWholeAtInput, type ScannedList, scanList, splitDocuments } from './scan.js';
+import {
+  countLines,
+  dedentItem,
+  endsLine,
+  hasAliasTokens,
+  LineCounter,
+  readWholeAtInput,
+  type ScannedList,
+  scanList,
+  splitDocuments,
+} from './scan.js';
 import { composeDocument, composedData, duplicateKeyDetail, lineCol, YamlReadError } from './yaml-read.js';
 import { pushAll } from './data.js';
 
@@ -268,7 +278,7 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
   } catch (e) {
     throw inputError(e, 'input');
   }
-  const { doc, text: read } = composed;
+  const { doc, text: read, toSource } = composed;
   if (!doc || !Y.isMap(doc.contents)) throw new KrmError(NO_ITEMS);
   const whole = composedData(read, doc) as Record<string, unknown>;
   const itemsNode = doc.contents.get('items', true);
@@ -276,9 +286,15 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
   if (!Y.isSeq(itemsNode) && whole.items !== null && !(kind === 'List' && whole.items === undefined)) throw itemsError(whole.items);
   const data = (whole.items ?? []) as unknown[];
   const lines = new LineCounter(read);
+  let seqIndent: number | undefined; // the entries' column, from the first block entry: written back there
+  let previousEnd: number | undefined; // where the last entry ended in the text: blank lines and comments after it lead the next
   const items = (Y.isSeq(itemsNode) ? itemsNode.items : []).map((node, i) => {
-    const range = (node as { range?: number[] } | null)?.range;
-    const o = KubeObject.fromDocument(range ? nodeText(read, range[0]!, range[1]!) : Y.stringify(data[i], EMIT_OPTIONS));
+    const r = (node as { range?: number[] } | null)?.range;
+    const range = r && (toSource ? r.map(toSource) : [...r]);
+    if (range) range[1] = lineEndAfter(text, range[1]!);
+    const o = range ? itemOfNode(text, range, previousEnd) : KubeObject.fromDocument(Y.stringify(data[i], EMIT_OPTIONS));
+    previousEnd = range?.[1];
+    seqIndent ??= o.seqIndent;
     o.listIndex = i;
     o.inputLine = baseLine + (range ? lines.linesBefore(range[0]!) : 0);
     o.context = () => data[i];
@@ -309,7 +325,8 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
         out.chunks.push(outItems.length ? 'items:\n' : 'items: []\n');
         for (const x of outItems) {
           writableAlone(x, false, out);
-          out.chunks.push(x.entryText(0));
+          if (x.container === list && x.form === 'entry') out.chunks.push(x.lead);
+          out.chunks.push(x.entryText(seqIndent ?? 0));
         }
       }
       if (withResults) pushAll(out.chunks, resultsChunks(results));
@@ -321,6 +338,36 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
   if (kind === 'ResourceList' && isRecord(whole.functionConfig) && Object.keys(whole.functionConfig).length)
     list.functionConfig = KubeObject.fromData(whole.functionConfig);
   return list;
+}
+
+/**
+ * An item of a list read whole, from its node's offsets in the text as written: a block entry
+ * (`- ` at the start of its line) is kept verbatim, with the blank lines and comments between it
+ * and the entry before as its lead, as the line scanner keeps one, so that an untouched item is
+ * written back byte for byte (re-indented from its node's text, a line of a string continued at
+ * less indentation than the entry's changed); any other layout as its node's text.
+ */
+function itemOfNode(text: string, [start, end]: number[], previousEnd: number | undefined): KubeObject {
+  const lineStart = text.lastIndexOf('\n', start! - 1) + 1;
+  const col = start! - lineStart;
+  if (
+    col >= 2 &&
+    text.charCodeAt(start! - 2) === 45 &&
+    text.charCodeAt(start! - 1) === 32 &&
+    /^ *$/.test(text.slice(lineStart, start! - 2))
+  ) {
+    const lead = previousEnd !== undefined && previousEnd <= lineStart ? text.slice(previousEnd, lineStart) : '';
+    return KubeObject.fromListEntry(text.slice(lineStart, end), col - 2, /^(?:[ \t]*(?:#[^\n]*)?\r?\n)*$/.test(lead) ? lead : '');
+  }
+  return KubeObject.fromDocument(nodeText(text, start!, end!));
+}
+
+/** `end`, or past the line break that ends its line when only white space or a comment stands between (a node's range may stop before it). */
+function lineEndAfter(text: string, end: number): number {
+  if (end === 0 || text.charCodeAt(end - 1) === 10) return end;
+  const nl = text.indexOf('\n', end);
+  const stop = nl < 0 ? text.length : nl + 1;
+  return /^[ \t]*(?:#[^\n]*)?\r?\n?$/.test(text.slice(end, stop)) ? stop : end;
 }
 
 /** The text of a node at [start, end) as a document: continuation lines dedented by the node's column. */
@@ -648,6 +695,22 @@ function refuseYamlVersion(lead: string, index: number, line: number): void {
   );
 }
 
+/**
+ * A line that starts with `---` and goes on with more than white space or a comment (`--- a: 1`,
+ * `----`, `---x`, also inside a string): kubectl reads every such line as a document separator
+ * and refuses the text after it ("invalid Yaml document separator"), kpt and kustomize refuse
+ * most of them too. `---#x` too: kubectl splits documents there, YAML does not (no space).
+ */
+function refuseSeparatorContent(text: string): void {
+  if (!text.startsWith('---') && !text.includes('\n---') && !text.includes('\r---')) return;
+  const m = SEPARATOR_WITH_CONTENT.exec(text);
+  if (!m) return;
+  throw new KrmError(
+    `line ${countLines(text, m.index) + 1} starts with --- and goes on with text: kubectl reads --- at the start of a line as a document separator and refuses anything after it but a comment ("invalid Yaml document separator"); put what follows on the next line`,
+  );
+}
+const SEPARATOR_WITH_CONTENT = /^---(?![ \t]+#|[ \t]*(?:\r?\n|\r|$))/m;
+
 /** Parses function input. Throws KrmError with a position for malformed input. */
 export function readInput(text: string): ParsedInput {
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
@@ -665,6 +728,7 @@ export function readInput(text: string): ParsedInput {
     const json = scan && readJson(text, scan);
     if (json) return json;
   }
+  refuseSeparatorContent(text);
   const { docs, tail } = splitDocuments(text);
   docs.forEach((d, n) => refuseYamlVersion(d.lead, n, d.line));
   if (docs.length === 1) {

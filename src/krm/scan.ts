@@ -6,7 +6,7 @@
  * in block layout (kyaml's, or indented) or flow layout (`items: [...]`). Anything else returns
  * `undefined`; the caller then reads the document with the careful parser (resource-list.ts).
  */
-import { ContinuationScanner, hasBareCr } from './yaml-read.js';
+import { balancedFrom, ContinuationScanner, hasBareCr } from './yaml-read.js';
 
 // ---------- lines ----------
 
@@ -374,27 +374,11 @@ function openAtEnd(text: string, eol: LineEnds): (start: number, end: number) =>
         continue;
       }
       const lineStop = eol(text, at);
-      if (!balancedLine(text, at, lineStop)) return endsOpen(text, start, end, eol);
+      if (!balancedFrom(text, at, lineStop)) return endsOpen(text, start, end, eol);
       at = opener(lineStop);
     }
     return false;
   };
-}
-
-/** Whether a line (from `start`) has an even count of each quote (escaped `\"` not counted) and as many closing brackets as opening ones. */
-function balancedLine(text: string, start: number, stop: number): boolean {
-  let dq = 0;
-  let sq = 0;
-  let brackets = 0;
-  for (let i = start; i < stop; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 34) dq++;
-    else if (c === 39) sq++;
-    else if (c === 92) i++;
-    else if (c === 91 || c === 123) brackets++;
-    else if (c === 93 || c === 125) brackets--;
-  }
-  return dq % 2 === 0 && sq % 2 === 0 && brackets === 0;
 }
 
 /** Whether `[start, end)` read line by line leaves a quoted string or flow collection open. */
@@ -518,12 +502,12 @@ function scanBlockItems(
       if (!dash) break; // `items:` followed by a key or a mapping: not a list
       seqIndent = ind;
     }
-    // a `- ` or `key:` line at the entries' column or less ends the entry, unless the entry's
-    // last value is a quoted string or flow collection still open: go-yaml (kpt, kubectl) reads
-    // such a line as more of that value, at any indentation; the careful reader reads it so
-    if (cur && ((dash && ind === seqIndent) || ind === 0) && continuesPast(cur.start, pos)) return undefined;
     if (dash && ind === seqIndent) {
       const to = movable >= 0 ? movable : pos;
+      // the entry ends at its last line of content, unless its last value is a quoted string or
+      // flow collection still open there: go-yaml (kpt, kubectl) reads the lines after it (a `- `
+      // line, a `#` line, at any indentation) as more of that value; the careful reader reads it so
+      if (cur && continuesPast(cur.start, to)) return undefined;
       close(to);
       cur = { start: pos, line, leadStart: cur ? to : leadStart };
       movable = -1;
@@ -539,8 +523,11 @@ function scanBlockItems(
     col0 = -1;
     pos = next;
   }
-  // the last entry ends before its trailing column-0 comments (they belong to what follows)
+  // the last entry ends before its trailing column-0 comments (they belong to what follows),
+  // unless it is open there (a `key:` or `#` line at column 0 is then more of its value; open at
+  // the end of the text, it is unreadable alone as in the list: its own error says where)
   const entryEnd = col0 >= 0 ? col0 : pos;
+  if (cur && entryEnd < text.length && continuesPast(cur.start, entryEnd)) return undefined;
   if (cur) close(entryEnd);
   const first = entries[0];
   return {

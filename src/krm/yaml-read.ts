@@ -148,7 +148,13 @@ class Converter {
     this.literal++;
     // an alias inside the anchored value refers to that value (YAML: the anchor comes first), as go-yaml reads it
     if (node.anchor && !Y.isScalar(node)) this.anchors.set(node.anchor, OPEN);
-    if (Y.isScalar(node)) out = node.value instanceof Uint8Array ? binaryText(node.value) : node.value;
+    if (Y.isScalar(node))
+      out =
+        node.type === 'QUOTE_DOUBLE' && node.range && needsGoYamlDecoding(this.src, node.range[0], node.range[1])
+          ? this.doubleQuoted(node)
+          : node.value instanceof Uint8Array
+            ? binaryText(node.value)
+            : node.value;
     else if (SPECIAL_COLLECTIONS.has(node.tag ?? ''))
       out = (node as unknown as { toJS(doc: Document, opts: object): unknown }).toJS(this.doc, { maxAliasCount: 100 });
     else if (Y.isMap(node)) out = this.map(node.items as import('yaml').Pair<YamlNode, YamlNode>[]);
@@ -156,6 +162,16 @@ class Converter {
     else out = null;
     if (node.anchor) this.anchors.set(node.anchor, { value: out, size: this.count - before });
     return out;
+  }
+
+  /** A double-quoted string yaml reads otherwise than go-yaml: read as go-yaml does, an error at the string. */
+  doubleQuoted(node: { range?: readonly number[] | null }): string {
+    try {
+      return decodeDoubleQuoted(this.src.slice(node.range![0], node.range![1]));
+    } catch (e) {
+      if (e instanceof YamlReadError) this.fail(node, e.detail, e.code);
+      throw e;
+    }
   }
 
   key(node: YamlNode | null): string {
@@ -218,10 +234,12 @@ class Converter {
  * on those lines carries no meaning, so the value read is what go-yaml reads. Returns the new
  * text and the 1-based numbers of the lines changed, or undefined when there were none.
  */
-function relaxContinuationIndent(src: string): { text: string; lines: number[] } | undefined {
+function relaxContinuationIndent(src: string): Relaxed | undefined {
   const lines = src.split('\n');
   const changed: number[] = [];
+  const inserts: { at: number; total: number }[] = []; // where spaces were put in, and how many up to there
   const st = new ContinuationScanner();
+  let offset = 0; // of the line in the relaxed text
   for (let n = 0; n < lines.length; n++) {
     let line = lines[n]!;
     const need = st.continuationIndent();
@@ -232,11 +250,210 @@ function relaxContinuationIndent(src: string): { text: string; lines: number[] }
         line = ' '.repeat(need - ind) + line;
         lines[n] = line;
         changed.push(n + 1);
+        inserts.push({ at: offset, total: (inserts[inserts.length - 1]?.total ?? 0) + need - ind });
       }
     }
     st.line(line);
+    offset += line.length + 1;
   }
-  return changed.length ? { text: lines.join('\n'), lines: changed } : undefined;
+  if (!changed.length) return undefined;
+  return {
+    text: lines.join('\n'),
+    lines: changed,
+    // an offset of the relaxed text in the source: less the spaces put in before it (a binary
+    // search of the insertions, each with the spaces up to it: every item of a list asks)
+    toSource: (offset) => {
+      let lo = 0;
+      let hi = inserts.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (inserts[mid]!.at < offset) lo = mid + 1;
+        else hi = mid;
+      }
+      return offset - (lo > 0 ? inserts[lo - 1]!.total : 0);
+    },
+  };
+}
+
+interface Relaxed {
+  text: string;
+  /** 1-based numbers of the lines indented */
+  lines: number[];
+  toSource: (offset: number) => number;
+}
+
+/**
+ * Whether a line of `src` has a quote or bracket that starts a value (`k: "`, `- [`, a line's
+ * first character) and is not balanced on the rest of the line: only then can a quoted string or
+ * flow collection go on past its line. Cheap, linear; may over-match.
+ */
+export function mayContinue(src: string): boolean {
+  VALUE_OPENER.lastIndex = 0;
+  for (let m = VALUE_OPENER.exec(src); m; m = VALUE_OPENER.exec(src)) {
+    const at = m.index + m[0].length - 1;
+    let stop = src.indexOf('\n', at);
+    if (stop < 0) stop = src.length;
+    if (!balancedFrom(src, at, stop)) return true;
+    VALUE_OPENER.lastIndex = stop;
+  }
+  return false;
+}
+const VALUE_OPENER = /(?:^|[ \t])["'[{]/gm;
+
+/**
+ * Whether `text[start, stop)` (a line from a quote or bracket on) closes what it opens: every
+ * quoted string on it (an escaped `\"`, a doubled `''` inside) and every flow bracket outside
+ * strings. May say no of a line that is balanced (a quote in a plain scalar: `it's`); the caller
+ * then reads the lines with the scanner.
+ */
+export function balancedFrom(text: string, start: number, stop: number): boolean {
+  let square = 0;
+  let curly = 0;
+  for (let i = start; i < stop; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34 || c === 39) {
+      // on to the quote that closes it, on this line
+      let j = i + 1;
+      for (; j < stop; j++) {
+        const d = text.charCodeAt(j);
+        if (c === 34 && d === 92) j++;
+        else if (d === c) {
+          if (c === 39 && text.charCodeAt(j + 1) === 39) j++;
+          else break;
+        }
+      }
+      if (j >= stop) return false;
+      i = j;
+    } else if (c === 91) square++;
+    else if (c === 93) square--;
+    else if (c === 123) curly++;
+    else if (c === 125) curly--;
+    else if (c === 35 && (i === start || text.charCodeAt(i - 1) === 32 || text.charCodeAt(i - 1) === 9)) break; // a comment
+  }
+  return square === 0 && curly === 0;
+}
+
+/**
+ * Whether a double-quoted scalar's text `src[start, end)` is one `yaml` reads otherwise than
+ * go-yaml (kubectl, kustomize, kpt): it has `\'` (go-yaml's escape for `'`; `yaml` refuses it),
+ * or an escaped line break (`\` at a line's end) with an empty line after it (`yaml` folds that
+ * line into a space, go-yaml and the YAML spec keep it as a line feed).
+ */
+function needsGoYamlDecoding(src: string, start: number, end: number): boolean {
+  // searched within the string only (a search of the whole text for each string is quadratic)
+  const s = src.slice(start, end);
+  for (let i = s.indexOf('\\'); i >= 0; i = s.indexOf('\\', i + 2)) {
+    const n = s.charCodeAt(i + 1);
+    if (n === 39 || n === 10 || n === 13 || n === 47) return true; // \' \<break> \/
+    if ((n === 117 || n === 85) && /^[uU](?:0{4})?[dD][89a-fA-F]/.test(s.slice(i + 1, i + 7 + (n === 85 ? 4 : 0)))) return true; // a surrogate
+  }
+  return false;
+}
+
+const SIMPLE_ESCAPES: Record<string, string> = {
+  '0': '\0',
+  a: '\x07',
+  b: '\b',
+  t: '\t',
+  '\t': '\t',
+  n: '\n',
+  v: '\v',
+  f: '\f',
+  r: '\r',
+  e: '\x1b',
+  ' ': ' ',
+  '"': '"',
+  "'": "'",
+  '\\': '\\',
+  N: '\x85',
+  _: '\xa0',
+  L: '\u2028',
+  P: '\u2029',
+};
+const HEX_ESCAPES: Record<string, number> = { x: 2, u: 4, U: 8 };
+
+/**
+ * The value of a double-quoted scalar (`raw` with its quotes) as go-yaml reads it: escapes
+ * (with `\'`), line folding (a line break between text is a space, each empty line a line feed,
+ * white space around a break dropped), an escaped line break joining its lines, the empty lines
+ * after it each a line feed. Only for what needsGoYamlDecoding finds (`yaml` reads the rest).
+ */
+export function decodeDoubleQuoted(raw: string): string {
+  let out = '';
+  let pending = ''; // white space not yet known to be content (a line's trailing white space is not)
+  const end = raw.length - 1;
+  const isBreak = (i: number): number => (raw[i] === '\n' ? 1 : raw[i] === '\r' && raw[i + 1] === '\n' ? 2 : raw[i] === '\r' ? 1 : 0);
+  /** from a line's start: past its leading white space and the empty lines after it, counting them */
+  const skipEmpty = (from: number): [number, number] => {
+    let i = from;
+    let empty = 0;
+    for (;;) {
+      while (raw[i] === ' ' || raw[i] === '\t') i++;
+      const b = i < end ? isBreak(i) : 0;
+      if (b === 0) return [i, empty];
+      empty++;
+      i += b;
+    }
+  };
+  for (let i = 1; i < end; ) {
+    const c = raw[i]!;
+    const br = isBreak(i);
+    if (br) {
+      const [next, empty] = skipEmpty(i + br);
+      out += empty > 0 ? '\n'.repeat(empty) : ' ';
+      pending = '';
+      i = next;
+      continue;
+    }
+    if (c === ' ' || c === '\t') {
+      pending += c;
+      i++;
+      continue;
+    }
+    out += pending;
+    pending = '';
+    if (c !== '\\') {
+      out += c;
+      i++;
+      continue;
+    }
+    const e = raw[i + 1]!;
+    const eb = isBreak(i + 1);
+    if (eb) {
+      const [next, empty] = skipEmpty(i + 1 + eb);
+      out += '\n'.repeat(empty);
+      i = next;
+      continue;
+    }
+    const hex = HEX_ESCAPES[e];
+    if (hex !== undefined) {
+      const digits = raw.slice(i + 2, i + 2 + hex);
+      if (!new RegExp(`^[0-9A-Fa-f]{${hex}}$`).test(digits))
+        throw new YamlReadError('an invalid escape sequence in a double-quoted string', undefined, undefined, 'BAD_DQ_ESCAPE');
+      const code = Number.parseInt(digits, 16);
+      if ((code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff)
+        throw new YamlReadError(
+          `an escape of no Unicode character (\\${e}${digits}: a surrogate, of a pair or alone, or past U+10FFFF): kubectl and kustomize (go-yaml) refuse it ("found invalid Unicode character escape code"); write the character itself, or \\U and its code point in eight digits`,
+          undefined,
+          undefined,
+          'BAD_DQ_ESCAPE',
+        );
+      out += String.fromCodePoint(code);
+      i += 2 + hex;
+      continue;
+    }
+    const simple = SIMPLE_ESCAPES[e];
+    if (simple === undefined)
+      throw new YamlReadError(
+        `an escape go-yaml does not know (\\${e}): kubectl and kustomize refuse it ("found unknown escape character")${e === '/' ? '; write / alone' : ''}`,
+        undefined,
+        undefined,
+        'BAD_DQ_ESCAPE',
+      );
+    out += simple;
+    i += 2;
+  }
+  return out + pending;
 }
 
 /** Just enough of a YAML lexer to know, line by line, whether a flow collection or quoted string is open. */
@@ -387,7 +604,8 @@ interface YamlRead {
 
 function firstError(src: string, docs: Document.Parsed[]): YamlReadError | undefined {
   for (const d of docs) {
-    const e = d.errors[0];
+    // go-yaml reads `\'` in a double-quoted string as `'` (the Converter reads such strings so)
+    const e = d.errors.find((x) => !(x.code === 'BAD_DQ_ESCAPE' && src.startsWith("\\'", x.pos[0])));
     if (e) {
       const { line, col } = lineCol(src, e.pos[0]);
       return new YamlReadError(withoutText(e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')), line, col, e.code);
@@ -423,7 +641,12 @@ export function hasBareCr(text: string): boolean {
 }
 
 /** Documents of `src` read strictly, then (on an error) as go-yaml would, with notes saying how. */
-function lenientDocuments(src: string): { docs: Document.Parsed[]; text: string; notes: ReadNote[] } {
+function lenientDocuments(src: string): {
+  docs: Document.Parsed[];
+  text: string;
+  notes: ReadNote[];
+  toSource?: (offset: number) => number;
+} {
   const bad = UNSAFE.exec(src);
   if (bad) throw errorAt(src, bad.index, notPrintableDetail(bad[0]), 'NOT_PRINTABLE');
   const notes: ReadNote[] = [];
@@ -439,20 +662,34 @@ function lenientDocuments(src: string): { docs: Document.Parsed[]; text: string;
         message: 'line breaks are bare carriage returns (old Mac style): read as line breaks, as go-yaml does (non-standard but accepted)',
       });
   }
-  const docs = composeDocuments(text);
-  const err = firstError(text, docs);
-  if (!err) return { docs, text, notes };
-  const relaxed = relaxContinuationIndent(text);
-  if (!relaxed) throw err;
-  text = relaxed.text;
-  notes.push({
-    lines: relaxed.lines,
-    message:
-      'a flow collection or quoted string continues at less indentation than YAML allows; read as kubectl and kustomize (go-yaml) read it (non-standard but accepted)',
-  });
-  const again = composeDocuments(text);
-  if (firstError(text, again)) throw err; // still broken: report the first error of the input as written
-  return { docs: again, text, notes };
+  // a quoted string or flow collection that goes on at less indentation than YAML allows: go-yaml
+  // reads such lines as more of the value, at any indentation. Indented before composing, not
+  // only after an error: `yaml` reads some such texts wrongly without one (`k: "a\"` then a
+  // column-0 line ends the string there)
+  let relaxed = mayContinue(text) ? relaxContinuationIndent(text) : undefined;
+  const asWritten = text;
+  if (relaxed) text = relaxed.text;
+  let docs = composeDocuments(text);
+  let err = firstError(text, docs);
+  if (err && !relaxed) {
+    relaxed = relaxContinuationIndent(text);
+    if (relaxed) {
+      text = relaxed.text;
+      const again = composeDocuments(text);
+      if (firstError(text, again)) throw err;
+      docs = again;
+      err = undefined;
+    }
+  }
+  // still broken: report the first error of the input as written
+  if (err) throw relaxed ? (firstError(asWritten, composeDocuments(asWritten)) ?? err) : err;
+  if (relaxed)
+    notes.push({
+      lines: relaxed.lines,
+      message:
+        'a flow collection or quoted string continues at less indentation than YAML allows; read as kubectl and kustomize (go-yaml) read it (non-standard but accepted)',
+    });
+  return { docs, text, notes, toSource: relaxed?.toSource };
 }
 
 /** Plain data of a `yaml` Document (after an edit): aliases expanded once, duplicate keys refused. */
@@ -464,11 +701,17 @@ export function documentData(doc: Document): unknown {
  * One document composed as go-yaml would read it (lenient, depth checked), with the text its
  * ranges refer to and the notes on what was accepted. Throws YamlReadError.
  */
-export function composeDocument(src: string): { doc: Document.Parsed | undefined; text: string; notes: ReadNote[] } {
-  const { docs, text, notes } = lenientDocuments(src);
+export function composeDocument(src: string): {
+  doc: Document.Parsed | undefined;
+  text: string;
+  notes: ReadNote[];
+  /** where an offset of `text` is in `src` (`text` is `src` when undefined) */
+  toSource?: (offset: number) => number;
+} {
+  const { docs, text, notes, toSource } = lenientDocuments(src);
   if (docs.length > 1)
     throw new YamlReadError('more than one YAML document (`---`) where one was expected', undefined, undefined, 'MULTIPLE_DOCS');
-  return { doc: docs[0], text, notes };
+  return { doc: docs[0], text, notes, toSource };
 }
 
 /** Plain data of a composed document, `src` being the text its ranges refer to. */
