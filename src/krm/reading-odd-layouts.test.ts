@@ -147,6 +147,16 @@ describe('what go-yaml refuses where the objects are applied', () => {
     expect((await runFunction(identity, ok)).output).toBe(ok);
   });
 
+  it('a document that is only null (or ~) is skipped as kubectl and kpt skip it, and written back as it came', async () => {
+    const text = `null\n---\n${cm('a')}---\n~ # rendered nothing\n---\nNULL\n`;
+    expect(readInput(text).items.map((o) => o.name)).toEqual(['a']);
+    const r = await runFunction(identity, text);
+    expect(r.exitCode).toBe(0);
+    expect(r.output).toBe(text);
+    // a null with more after it is a document
+    expect(readInput(`${cm('a')}---\nnull: x\n`).items).toHaveLength(2);
+  });
+
   it('a mapping key that is a list or a mapping is an error at its line (kubectl: "invalid map key")', async () => {
     for (const [key, what] of [
       ['? [a, b]\n  : x', 'a list'],

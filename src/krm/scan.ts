@@ -154,7 +154,7 @@ export function splitDocuments(text: string): { docs: StreamDoc[]; tail: string 
   let content = -1; // offset of the current document's first line of content
   let contentLine = 0;
   const close = (end: number): void => {
-    if (content >= 0) {
+    if (content >= 0 && !isNullDocument(text, content, end)) {
       const comments = lead.length;
       docs.push({ lead: lead + text.slice(start, content), comments, body: text.slice(content, end), offset: content, line: contentLine });
       lead = '';
@@ -192,6 +192,16 @@ export function splitDocuments(text: string): { docs: StreamDoc[]; tail: string 
   close(text.length);
   return { docs, tail: lead };
 }
+
+/**
+ * A document that is only `null` (or `~`, `Null`, `NULL`) and comments: kubectl, kustomize and kpt
+ * skip it as they skip an empty one (what a template that rendered nothing writes), so it is
+ * no resource; kept with the text around it.
+ */
+function isNullDocument(text: string, start: number, end: number): boolean {
+  return end - start <= 256 && NULL_DOCUMENT.test(text.slice(start, end));
+}
+const NULL_DOCUMENT = /^(?:null|Null|NULL|~)[ \t]*(?:#[^\n\r]*)?(?:(?:\r?\n|\r)[ \t]*(?:#[^\n\r]*)?)*$/;
 
 /** Splits a multi-document YAML stream into its documents' text, each with its leading comments (comment-only documents dropped). */
 export function splitStream(text: string): string[] {

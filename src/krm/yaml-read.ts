@@ -48,7 +48,7 @@ export function lineCol(src: string, offset: number): { line: number; col: numbe
 
 /** What an error about a key written twice says after its position, in YAML and JSON input alike (`key` undefined: not shown). */
 export function duplicateKeyDetail(key: string | undefined, firstAt: string | undefined): string {
-  return `duplicate key${key === undefined ? '' : ` "${key}"`}${firstAt ? ` (first at ${firstAt})` : ''}: kubectl and kustomize reject it too; keep one`;
+  return `duplicate key${key === undefined ? '' : ` "${key}"`}${firstAt ? ` (first at ${firstAt})` : ''}: kustomize rejects it and kubectl keeps the last without a word; keep one`;
 }
 
 function errorAt(src: string, offset: number, detail: string, code: string): YamlReadError {

@@ -231,7 +231,7 @@ describe('nothing destroyed on bad input', () => {
     const r = await runFunction(identity, resourceList([cm('d', 'data:\n  x: "1"\n  x: "2"\n')], readAll));
     expect(r.exitCode).toBe(1);
     expect(errors(r)[0]!.message).toBe(
-      'items[0] is not valid YAML at line 7, column 3 of the item: duplicate key "x" (first at line 6): kubectl and kustomize reject it too; keep one',
+      'items[0] is not valid YAML at line 7, column 3 of the item: duplicate key "x" (first at line 6): kustomize rejects it and kubectl keeps the last without a word; keep one',
     );
   });
 });

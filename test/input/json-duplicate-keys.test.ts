@@ -15,7 +15,7 @@ import { identity } from '../identity/function.js';
 
 const HEAD = '{"apiVersion":"config.kubernetes.io/v1","kind":"ResourceList",';
 const SECRET = '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"a"},"stringData":{"password":"S3cr3tPw9"}}';
-const TAIL = ' kubectl and kustomize reject it too; keep one';
+const TAIL = ' kustomize rejects it and kubectl keeps the last without a word; keep one';
 
 const errors = (r: { results: { severity: string; message: string; tags?: Record<string, string> }[] }) =>
   r.results.filter((x) => x.severity === 'error');
