@@ -147,6 +147,18 @@ describe('what go-yaml refuses where the objects are applied', () => {
     expect((await runFunction(identity, ok)).output).toBe(ok);
   });
 
+  it('a document after a document end (...) with no --- is an input error (kubectl and kpt drop it without a word)', async () => {
+    const text = `${cm('a')}...\n${cm('b')}`;
+    const r = await runFunction(identity, text);
+    expect(r.exitCode).toBe(1);
+    expect(r.results[0]!.message).toBe(
+      'document 2 (line 6) follows a document end (...) with no --- before it: kubectl and kpt read only the document before it and drop this one without a word; put --- before it',
+    );
+    expect(r.output).toBe(text);
+    const ok = `${cm('a')}...\n---\n${cm('b')}...\n`;
+    expect(readInput(ok).items.map((o) => o.name)).toEqual(['a', 'b']);
+  });
+
   it('a document that is only null (or ~) is skipped as kubectl and kpt skip it, and written back as it came', async () => {
     const text = `null\n---\n${cm('a')}---\n~ # rendered nothing\n---\nNULL\n`;
     expect(readInput(text).items.map((o) => o.name)).toEqual(['a']);

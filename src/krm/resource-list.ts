@@ -730,7 +730,13 @@ export function readInput(text: string): ParsedInput {
   }
   refuseSeparatorContent(text);
   const { docs, tail } = splitDocuments(text);
-  docs.forEach((d, n) => refuseYamlVersion(d.lead, n, d.line));
+  docs.forEach((d, n) => {
+    refuseYamlVersion(d.lead, n, d.line);
+    if (d.bare)
+      throw new KrmError(
+        `document ${n + 1} (line ${d.line}) follows a document end (...) with no --- before it: kubectl and kpt read only the document before it and drop this one without a word; put --- before it`,
+      );
+  });
   if (docs.length === 1) {
     const d = docs[0]!;
     const list = scannedListDoc(d.body, d.line, ['ResourceList']);

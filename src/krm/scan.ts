@@ -136,6 +136,8 @@ interface StreamDoc {
   offset: number;
   /** 1-based line of `body`'s first line in the text */
   line: number;
+  /** the document follows a document end (`...`) with no `---` between (kubectl reads only the one before) */
+  bare?: true;
 }
 
 /**
@@ -153,10 +155,20 @@ export function splitDocuments(text: string): { docs: StreamDoc[]; tail: string 
   let start = 0;
   let content = -1; // offset of the current document's first line of content
   let contentLine = 0;
+  let afterEnd = false; // the last marker was `...`
+  let bare = false; // the current document started after `...` and another document
   const close = (end: number): void => {
     if (content >= 0 && !isNullDocument(text, content, end)) {
       const comments = lead.length;
-      docs.push({ lead: lead + text.slice(start, content), comments, body: text.slice(content, end), offset: content, line: contentLine });
+      const doc: StreamDoc = {
+        lead: lead + text.slice(start, content),
+        comments,
+        body: text.slice(content, end),
+        offset: content,
+        line: contentLine,
+      };
+      if (bare) doc.bare = true;
+      docs.push(doc);
       lead = '';
     } else lead += text.slice(start, end);
   };
@@ -172,6 +184,7 @@ export function splitDocuments(text: string): { docs: StreamDoc[]; tail: string 
     if (isMarker(text, pos)) {
       close(pos);
       content = -1;
+      afterEnd = text.charCodeAt(pos) === 46;
       // `---` followed by content on its line (`--- |`, `--- {a: 1}`): the document starts after `--- `
       if (text.charCodeAt(pos) === 45 && !isSkipLine(text, pos + 3, end)) {
         lead += text.slice(pos, pos + 4);
@@ -185,6 +198,7 @@ export function splitDocuments(text: string): { docs: StreamDoc[]; tail: string 
       // `%` directives are no content
       content = pos;
       contentLine = line;
+      bare = afterEnd && docs.length > 0;
     }
     pos = next;
     line++;

@@ -103,6 +103,8 @@ const value = fc.oneof(
 
 interface Case {
   form: 'stream' | 'list';
+  /** how a stream's documents are separated (a document of only `null` is skipped by both) */
+  separator: string;
   seqIndent: number;
   config: boolean;
   items: (string | { header: string; lines: string[] })[][];
@@ -110,6 +112,7 @@ interface Case {
 
 const caseArb: fc.Arbitrary<Case> = fc.record({
   form: fc.constantFrom('stream', 'list'),
+  separator: fc.constantFrom('---\n', '--- # next\n', '...\n---\n', '---\nnull\n---\n', '---\n# only a comment\n---\n'),
   seqIndent: fc.constantFrom(0, 2),
   config: fc.boolean(),
   items: fc.array(fc.array(value, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 3 }),
@@ -127,7 +130,7 @@ function configMap(i: number, values: Case['items'][number], col: number, first:
 }
 
 function caseText(c: Case): string {
-  if (c.form === 'stream') return c.items.map((v, i) => configMap(i, v, 0, '')).join('---\n');
+  if (c.form === 'stream') return c.items.map((v, i) => configMap(i, v, 0, '')).join(c.separator);
   const s = ' '.repeat(c.seqIndent);
   const items = c.items.map((v, i) => configMap(i, v, c.seqIndent + 2, `${s}- `)).join('');
   return `apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n${items}${c.config ? 'functionConfig: {apiVersion: v1, kind: ConfigMap, metadata: {name: f}}\n' : ''}`;
