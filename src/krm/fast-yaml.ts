@@ -709,7 +709,8 @@ function readKey(k: string): string {
   if (t.length > 1024) throw UNSURE; // YAML limits implicit keys to 1024 characters
   if (t === '<<' || t === '__proto__' || badPlainStart(t)) throw UNSURE;
   const v = resolvePlain(t);
-  return v === null ? '' : String(v);
+  if (v === null) throw UNSURE; // a null key: the careful reader refuses it, as kubectl does
+  return String(v);
 }
 
 /**

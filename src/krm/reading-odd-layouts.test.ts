@@ -134,7 +134,6 @@ describe('what go-yaml refuses where the objects are applied', () => {
       [`--- ${cm('a')}`, 1],
       [`${cm('a')}--- |\n  text\n`, 5],
       [`${cm('a', 'data:\n  k: "a\n----b"\n')}`, 7],
-      [`${cm('a')}---# kubectl splits here, YAML does not\n${cm('b')}`, 5],
     ] as const) {
       const r = await runFunction(identity, text);
       expect(r.exitCode, text).toBe(1);
@@ -143,8 +142,9 @@ describe('what go-yaml refuses where the objects are applied', () => {
       );
       expect(r.output).toBe(text);
     }
-    const ok = `${cm('a')}--- # b\n${cm('b')}---\t\n${cm('c')}`;
+    const ok = `${cm('a')}--- # b\n${cm('b')}---\t\n${cm('c')}---# c, a separator to kubectl\n${cm('d')}`;
     expect((await runFunction(identity, ok)).output).toBe(ok);
+    expect(readInput(ok).items.map((o) => o.name)).toEqual(['a', 'b', 'c', 'd']);
   });
 
   it('a document after a document end (...) with no --- is an input error (kubectl and kpt drop it without a word)', async () => {
@@ -152,11 +152,13 @@ describe('what go-yaml refuses where the objects are applied', () => {
     const r = await runFunction(identity, text);
     expect(r.exitCode).toBe(1);
     expect(r.results[0]!.message).toBe(
-      'document 2 (line 6) follows a document end (...) with no --- before it: kubectl and kpt read only the document before it and drop this one without a word; put --- before it',
+      'document 2 (line 6) follows a document end (...) with no --- before it: kubectl and kpt do not read it (they drop it without a word, or refuse the file); put --- before it',
     );
     expect(r.output).toBe(text);
     const ok = `${cm('a')}...\n---\n${cm('b')}...\n`;
     expect(readInput(ok).items.map((o) => o.name)).toEqual(['a', 'b']);
+    // after a null document, or at the start, too
+    for (const bare of [`null\n...\n${cm('a')}`, `...\n${cm('a')}`]) expect(() => readInput(bare), bare).toThrow(/follows a document end/);
   });
 
   it('a document that is only null (or ~) is skipped as kubectl and kpt skip it, and written back as it came', async () => {
@@ -181,5 +183,41 @@ describe('what go-yaml refuses where the objects are applied', () => {
         new RegExp(`at line 6, column \\d+ of the item: a mapping key that is ${what}: Kubernetes objects are JSON`),
       );
     }
+  });
+});
+
+describe('many items on one line, through the careful reader', () => {
+  it('are found with searches that cover the text a bounded number of times (JSON from jq -c, after a comment line)', async () => {
+    const list = JSON.stringify({
+      apiVersion: 'config.kubernetes.io/v1',
+      kind: 'ResourceList',
+      items: Array.from({ length: 2000 }, (_, i) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `a${i}` } })),
+    });
+    const text = `# c\n${list}\n`;
+    // characters every indexOf/lastIndexOf on strings of this size walked over while reading
+    let walked = 0;
+    const { indexOf, lastIndexOf } = String.prototype;
+    const big = (s: string): boolean => s.length >= text.length / 2;
+    String.prototype.indexOf = function (this: string, search: string, from = 0) {
+      const at = indexOf.call(this, search, from);
+      if (big(this)) walked += (at < 0 ? this.length : at) - Math.max(0, from);
+      return at;
+    };
+    String.prototype.lastIndexOf = function (this: string, search: string, from = Infinity) {
+      const at = lastIndexOf.call(this, search, from);
+      if (big(this)) walked += Math.min(from, this.length) - Math.max(0, at);
+      return at;
+    };
+    let r: Awaited<ReturnType<typeof runFunction>>;
+    try {
+      r = await runFunction(identity, text);
+    } finally {
+      String.prototype.indexOf = indexOf;
+      String.prototype.lastIndexOf = lastIndexOf;
+    }
+    expect(r.exitCode).toBe(0);
+    expect(r.output.startsWith(text)).toBe(true);
+    // a search back to each item's line start walked ~n²/2 characters: 2000 items, ~150 MB here
+    expect(walked).toBeLessThan(20 * text.length);
   });
 });

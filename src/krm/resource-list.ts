@@ -286,13 +286,21 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
   if (!Y.isSeq(itemsNode) && whole.items !== null && !(kind === 'List' && whole.items === undefined)) throw itemsError(whole.items);
   const data = (whole.items ?? []) as unknown[];
   const lines = new LineCounter(read);
+  // the text as written, walked once forward for the entries' line starts and ends (a search
+  // back to each item's line start was quadratic for many items on one line: JSON from jq -c)
+  const sourceLines = new LineCounter(text);
   let seqIndent: number | undefined; // the entries' column, from the first block entry: written back there
   let previousEnd: number | undefined; // where the last entry ended in the text: blank lines and comments after it lead the next
-  const items = (Y.isSeq(itemsNode) ? itemsNode.items : []).map((node, i) => {
+  const nodes = Y.isSeq(itemsNode) ? itemsNode.items : [];
+  const items = nodes.map((node, i) => {
     const r = (node as { range?: number[] } | null)?.range;
     const range = r && (toSource ? r.map(toSource) : [...r]);
-    if (range) range[1] = lineEndAfter(text, range[1]!);
-    const o = range ? itemOfNode(text, range, previousEnd) : KubeObject.fromDocument(Y.stringify(data[i], EMIT_OPTIONS));
+    let o: KubeObject;
+    if (range) {
+      const lineStart = sourceLines.lineStart(range[0]!);
+      range[1] = entryEnd(text, sourceLines, range[1]!, i === nodes.length - 1);
+      o = itemOfNode(text, range, lineStart, previousEnd);
+    } else o = KubeObject.fromDocument(Y.stringify(data[i], EMIT_OPTIONS));
     previousEnd = range?.[1];
     seqIndent ??= o.seqIndent;
     o.listIndex = i;
@@ -347,8 +355,7 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
  * written back byte for byte (re-indented from its node's text, a line of a string continued at
  * less indentation than the entry's changed); any other layout as its node's text.
  */
-function itemOfNode(text: string, [start, end]: number[], previousEnd: number | undefined): KubeObject {
-  const lineStart = text.lastIndexOf('\n', start! - 1) + 1;
+function itemOfNode(text: string, [start, end]: number[], lineStart: number, previousEnd: number | undefined): KubeObject {
   const col = start! - lineStart;
   if (
     col >= 2 &&
@@ -359,20 +366,36 @@ function itemOfNode(text: string, [start, end]: number[], previousEnd: number | 
     const lead = previousEnd !== undefined && previousEnd <= lineStart ? text.slice(previousEnd, lineStart) : '';
     return KubeObject.fromListEntry(text.slice(lineStart, end), col - 2, /^(?:[ \t]*(?:#[^\n]*)?\r?\n)*$/.test(lead) ? lead : '');
   }
-  return KubeObject.fromDocument(nodeText(text, start!, end!));
+  return KubeObject.fromDocument(nodeText(text, start!, end!, lineStart));
 }
 
-/** `end`, or past the line break that ends its line when only white space or a comment stands between (a node's range may stop before it). */
-function lineEndAfter(text: string, end: number): number {
-  if (end === 0 || text.charCodeAt(end - 1) === 10) return end;
-  const nl = text.indexOf('\n', end);
-  const stop = nl < 0 ? text.length : nl + 1;
-  return /^[ \t]*(?:#[^\n]*)?\r?\n?$/.test(text.slice(end, stop)) ? stop : end;
+/**
+ * Where an entry whose node ends at `end` ends: past the line break of its line when only white
+ * space or a comment stands between (a node's range may stop before it); the last entry also
+ * takes the blank lines and indented comments after it (as the line scanner's last entry does:
+ * column-0 comments belong to what follows).
+ */
+function entryEnd(text: string, lines: LineCounter, end: number, last: boolean): number {
+  let stop = end;
+  if (end > 0 && text.charCodeAt(end - 1) !== 10) {
+    const nl = lines.breakAfter(end);
+    const lineStop = nl < 0 ? text.length : nl + 1;
+    if (!REST_OF_LINE.test(text.slice(end, lineStop))) return end;
+    stop = lineStop;
+  }
+  while (last && stop < text.length) {
+    const nl = lines.breakAfter(stop);
+    const lineStop = nl < 0 ? text.length : nl + 1;
+    if (!TRAILING_LINE.test(text.slice(stop, lineStop))) break;
+    stop = lineStop;
+  }
+  return stop;
 }
+const REST_OF_LINE = /^[ \t]*(?:#[^\n]*)?\r?\n?$/;
+const TRAILING_LINE = /^(?:[ \t]*\r?\n?|[ \t]+#[^\n]*\n?)$/;
 
 /** The text of a node at [start, end) as a document: continuation lines dedented by the node's column. */
-function nodeText(text: string, start: number, end: number): string {
-  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+function nodeText(text: string, start: number, end: number, lineStart: number): string {
   const col = start - lineStart;
   const slice = text.slice(start, end);
   if (col === 0 || !slice.includes('\n')) return slice.endsWith('\n') ? slice : slice + '\n';
@@ -699,7 +722,7 @@ function refuseYamlVersion(lead: string, index: number, line: number): void {
  * A line that starts with `---` and goes on with more than white space or a comment (`--- a: 1`,
  * `----`, `---x`, also inside a string): kubectl reads every such line as a document separator
  * and refuses the text after it ("invalid Yaml document separator"), kpt and kustomize refuse
- * most of them too. `---#x` too: kubectl splits documents there, YAML does not (no space).
+ * most of them too. (`---#x` is a separator with a comment, as kubectl reads it.)
  */
 function refuseSeparatorContent(text: string): void {
   if (!text.startsWith('---') && !text.includes('\n---') && !text.includes('\r---')) return;
@@ -709,7 +732,7 @@ function refuseSeparatorContent(text: string): void {
     `line ${countLines(text, m.index) + 1} starts with --- and goes on with text: kubectl reads --- at the start of a line as a document separator and refuses anything after it but a comment ("invalid Yaml document separator"); put what follows on the next line`,
   );
 }
-const SEPARATOR_WITH_CONTENT = /^---(?![ \t]+#|[ \t]*(?:\r?\n|\r|$))/m;
+const SEPARATOR_WITH_CONTENT = /^---(?![ \t]*(?:#|\r?\n|\r|$))/m;
 
 /** Parses function input. Throws KrmError with a position for malformed input. */
 export function readInput(text: string): ParsedInput {
@@ -734,7 +757,7 @@ export function readInput(text: string): ParsedInput {
     refuseYamlVersion(d.lead, n, d.line);
     if (d.bare)
       throw new KrmError(
-        `document ${n + 1} (line ${d.line}) follows a document end (...) with no --- before it: kubectl and kpt read only the document before it and drop this one without a word; put --- before it`,
+        `document ${n + 1} (line ${d.line}) follows a document end (...) with no --- before it: kubectl and kpt do not read it (they drop it without a word, or refuse the file); put --- before it`,
       );
   });
   if (docs.length === 1) {
@@ -765,8 +788,8 @@ function listInput(list: ListDoc, lead: string, tail: string): ParsedInput {
 
 // ---------- writing ----------
 
-/** A `---` (or `...`) line in a document's lead: the document is separated from the one before (lines end at LF or a bare CR). */
-const SEPARATED = /(?:^|[\n\r])(?:---|\.\.\.)(?:[ \t\r\n]|$)/;
+/** A `---` (or `...`) line in a document's lead (`---#c` too, as splitDocuments reads it): the document is separated from the one before (lines end at LF or a bare CR). */
+const SEPARATED = /(?:^|[\n\r])(?:---#|(?:---|\.\.\.)(?:[ \t\r\n]|$))/;
 
 function writeStream(layout: Extract<Layout, { kind: 'stream' }>, items: KubeObject[], out: Output): void {
   const groups = new Map<ListDoc, KubeObject[]>();

@@ -34,6 +34,8 @@ export class LineCounter {
   static searched = 0;
   #offset = 0;
   #lines = 0;
+  /** the last LF before #offset, -1 when there is none */
+  #lastBreak = -1;
   /** the first LF at or after #offset, -1 when there is none */
   #next: number;
 
@@ -47,15 +49,29 @@ export class LineCounter {
     return at;
   }
 
+  /** Where the line holding `offset` starts (after the last LF before it). */
+  lineStart(offset: number): number {
+    this.linesBefore(offset);
+    return this.#lastBreak + 1;
+  }
+
+  /** The first LF at or after `offset`, -1 when there is none. */
+  breakAfter(offset: number): number {
+    this.linesBefore(offset);
+    return this.#next;
+  }
+
   /** How many LFs the text has before `offset` (countLines). */
   linesBefore(offset: number): number {
     if (offset < this.#offset) {
       this.#lines = 0;
+      this.#lastBreak = -1;
       this.#next = this.#search(0);
     }
     this.#offset = offset;
     while (this.#next >= 0 && this.#next < offset) {
       this.#lines++;
+      this.#lastBreak = this.#next;
       this.#next = this.#search(this.#next + 1);
     }
     return this.#lines;
@@ -114,13 +130,13 @@ function isSkipLine(text: string, pos: number, end: number): boolean {
   return true;
 }
 
-/** `---` or `...` at column 0, alone or followed by white space. */
+/** `---` or `...` at column 0, alone or followed by white space; `---#...` too (kubectl splits documents there). */
 function isMarker(text: string, pos: number): boolean {
   const c = text.charCodeAt(pos);
   if (c !== 45 && c !== 46) return false;
   if (text.charCodeAt(pos + 1) !== c || text.charCodeAt(pos + 2) !== c) return false;
   const n = text.charCodeAt(pos + 3);
-  return Number.isNaN(n) || n === 10 || n === 13 || n === 32 || n === 9;
+  return Number.isNaN(n) || n === 10 || n === 13 || n === 32 || n === 9 || (c === 45 && n === 35);
 }
 
 // ---------- streams ----------
@@ -156,7 +172,7 @@ export function splitDocuments(text: string): { docs: StreamDoc[]; tail: string 
   let content = -1; // offset of the current document's first line of content
   let contentLine = 0;
   let afterEnd = false; // the last marker was `...`
-  let bare = false; // the current document started after `...` and another document
+  let bare = false; // the current document started after `...` with no `---` between
   const close = (end: number): void => {
     if (content >= 0 && !isNullDocument(text, content, end)) {
       const comments = lead.length;
@@ -198,7 +214,7 @@ export function splitDocuments(text: string): { docs: StreamDoc[]; tail: string 
       // `%` directives are no content
       content = pos;
       contentLine = line;
-      bare = afterEnd && docs.length > 0;
+      bare = afterEnd;
     }
     pos = next;
     line++;
@@ -213,7 +229,8 @@ export function splitDocuments(text: string): { docs: StreamDoc[]; tail: string 
  * no resource; kept with the text around it.
  */
 function isNullDocument(text: string, start: number, end: number): boolean {
-  return end - start <= 256 && NULL_DOCUMENT.test(text.slice(start, end));
+  const c = text.charCodeAt(start);
+  return (c === 110 || c === 78 || c === 126) && NULL_DOCUMENT.test(text.slice(start, end)); // n N ~
 }
 const NULL_DOCUMENT = /^(?:null|Null|NULL|~)[ \t]*(?:#[^\n\r]*)?(?:(?:\r?\n|\r)[ \t]*(?:#[^\n\r]*)?)*$/;
 

@@ -176,7 +176,13 @@ class Converter {
 
   key(node: YamlNode | null): string {
     const v = this.value(node);
-    if (v === null || v === undefined) return '';
+    // kubectl refuses a null key ("unsupported map key of type: <nil>"): `~: x`, `null: x`, `? : x`
+    if (v === null || v === undefined)
+      this.fail(
+        node ?? undefined,
+        'a mapping key that is null (~, null or nothing): kubectl refuses it ("unsupported map key"); quote it ("null") or remove it',
+        'NULL_KEY',
+      );
     // a Kubernetes object is JSON, whose keys are strings: kubectl and Flux refuse the object
     // ("invalid map key"); kpt and kustomize keep it, so it would pass every step before the apply
     if (typeof v === 'object')
@@ -602,12 +608,12 @@ interface YamlRead {
   notes: ReadNote[];
 }
 
-function firstError(src: string, docs: Document.Parsed[]): YamlReadError | undefined {
+function firstError(src: string, docs: Document.Parsed[], relaxed?: Relaxed, source = src): YamlReadError | undefined {
   for (const d of docs) {
     // go-yaml reads `\'` in a double-quoted string as `'` (the Converter reads such strings so)
     const e = d.errors.find((x) => !(x.code === 'BAD_DQ_ESCAPE' && src.startsWith("\\'", x.pos[0])));
     if (e) {
-      const { line, col } = lineCol(src, e.pos[0]);
+      const { line, col } = lineCol(source, relaxed ? relaxed.toSource(e.pos[0]) : e.pos[0]);
       return new YamlReadError(withoutText(e.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')), line, col, e.code);
     }
   }
@@ -670,19 +676,21 @@ function lenientDocuments(src: string): {
   const asWritten = text;
   if (relaxed) text = relaxed.text;
   let docs = composeDocuments(text);
-  let err = firstError(text, docs);
+  // an error is positioned in the text as written (a relaxed line's columns moved)
+  let err = firstError(text, docs, relaxed, asWritten);
   if (err && !relaxed) {
-    relaxed = relaxContinuationIndent(text);
-    if (relaxed) {
-      text = relaxed.text;
-      const again = composeDocuments(text);
-      if (firstError(text, again)) throw err;
-      docs = again;
-      err = undefined;
+    const late = relaxContinuationIndent(text);
+    if (late) {
+      const again = composeDocuments(late.text);
+      err = firstError(late.text, again, late, asWritten);
+      if (!err) {
+        relaxed = late;
+        text = late.text;
+        docs = again;
+      }
     }
   }
-  // still broken: report the first error of the input as written
-  if (err) throw relaxed ? (firstError(asWritten, composeDocuments(asWritten)) ?? err) : err;
+  if (err) throw err;
   if (relaxed)
     notes.push({
       lines: relaxed.lines,
