@@ -342,8 +342,10 @@ export function balancedFrom(text: string, start: number, stop: number): boolean
 /**
  * Whether a double-quoted scalar's text `src[start, end)` is one `yaml` reads otherwise than
  * go-yaml (kubectl, kustomize, kpt): it has `\'` (go-yaml's escape for `'`; `yaml` refuses it),
- * or an escaped line break (`\` at a line's end) with an empty line after it (`yaml` folds that
- * line into a space, go-yaml and the YAML spec keep it as a line feed).
+ * an escaped line break (`\` at a line's end; with an empty line after it `yaml` folds that
+ * line into a space, go-yaml and the YAML spec keep it as a line feed), or an escape go-yaml
+ * refuses and `yaml` reads (`\/`, a `\u` surrogate). May over-match: decodeDoubleQuoted reads
+ * any double-quoted string.
  */
 function needsGoYamlDecoding(src: string, start: number, end: number): boolean {
   // searched within the string only (a search of the whole text for each string is quadratic)
