@@ -379,6 +379,7 @@ const SIMPLE_ESCAPES: Record<string, string> = {
   P: '\u2029',
 };
 const HEX_ESCAPES: Record<string, number> = { x: 2, u: 4, U: 8 };
+const HEX_DIGITS = /^[0-9A-Fa-f]+$/;
 
 /**
  * The value of a double-quoted scalar (`raw` with its quotes) as go-yaml reads it: escapes
@@ -436,7 +437,7 @@ export function decodeDoubleQuoted(raw: string): string {
     const hex = HEX_ESCAPES[e];
     if (hex !== undefined) {
       const digits = raw.slice(i + 2, i + 2 + hex);
-      if (!new RegExp(`^[0-9A-Fa-f]{${hex}}$`).test(digits))
+      if (digits.length !== hex || !HEX_DIGITS.test(digits))
         throw new YamlReadError('an invalid escape sequence in a double-quoted string', undefined, undefined, 'BAD_DQ_ESCAPE');
       const code = Number.parseInt(digits, 16);
       if ((code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff)
