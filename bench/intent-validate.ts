@@ -6,6 +6,9 @@
  * 100k/20k per-object ratio, peak RSS against 3x input + 100 MiB, and the start on 10 objects next
  * to `node -e 0` (NODE_EXTRA_CA_CERTS unset, then set).
  *
+ * Next to each size, the floors no rule can go below: node's start alone and the runtime's
+ * pass-through (test-identity) on the same input.
+ *
  * Goals: >= 20,000 objects/s at every size; per-object time at 100k <= 1.2x that at 20k; peak RSS
  * <= 3x input + 100 MiB at 100k; start <= 1.3x node.
  *
@@ -78,6 +81,7 @@ export async function run(): Promise<void> {
             `CPU min ${Math.min(...rs.map((r) => r.cpuS)).toFixed(2)} / median ${cpu.toFixed(2)} s -> ${fmt(n / cpu)} objects/s of CPU; peak RSS ${rss.toFixed(0)} MiB (${((rss / budget) * 100).toFixed(0)}% of 3x input + 100 MiB = ${budget.toFixed(0)}); exit ${rs[0]!.status}`,
         );
       }
+      floors(n, list, runs, env);
     }
     for (const what of ['cli', 'bundle'])
       console.log(
@@ -148,6 +152,23 @@ export function manyFindingsOneItem(): void {
     }
     console.log(`  ${shape}: per-finding time at 20k / at 5k = ${(perFinding[20_000]! / perFinding[5_000]!).toFixed(2)}x`);
   }
+}
+
+/**
+ * What the goal of 20,000 objects/s leaves at `n` objects (a whole process in n / 20 ms) next to
+ * what a process that does no validation takes on the same input: `node -e 0` (node's start
+ * alone) and the runtime's pass-through (test-identity: read, write back). Below these no
+ * rule can go; at 2k node's start alone is most of the budget on a slow machine.
+ */
+function floors(n: number, list: Buffer, runs: number, env: NodeJS.ProcessEnv): void {
+  const identity = join(root, 'dist/test-identity.cjs');
+  const budget = n / 20;
+  const node = median(Array.from({ length: runs }, () => timed(['-e', '0'], list, env).wallMs));
+  const passThrough = existsSync(identity) ? median(Array.from({ length: runs }, () => timed([identity], list, env).wallMs)) : NaN;
+  console.log(
+    `  floors at ${fmt(n)} objects: the goal allows ${fmt(budget)} ms; node -e 0 takes ${fmt(node)} ms (${((node / budget) * 100).toFixed(0)}% of it, no work done), ` +
+      `the runtime's pass-through (test-identity) ${fmt(passThrough)} ms (${fmt((n / passThrough) * 1000)} objects/s)`,
+  );
 }
 
 /** Start on 10 objects of the mix (the function and the CLI), interleaved with `node -e 0`, with and without NODE_EXTRA_CA_CERTS. */
