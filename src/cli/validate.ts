@@ -3,7 +3,7 @@
  * files (pre-commit, CI). Prints `file:line: severity: message [rule]` per result on stderr, a
  * summary per severity, and exits 1 on any error.
  */
-import { readdirSync, realpathSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import {
   addCredentialsOf,
   API_VERSION,
@@ -19,7 +19,7 @@ import {
 } from '../krm/index.js';
 import { type HeaderProblem, InstallError, KubeObject } from '../krm/index.js';
 import { analyse, CONFIG, FieldLines, type Finding, type IntentValidateSpec, readExtraCrds, RULES, rulesHelp } from '../validate/index.js';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parseCommandArgs, UsageError } from './args.js';
 import { type CiFinding, type CiRule, type CiTool, findingLine, sortFindings } from './ci-finding.js';
 import { toJUnit } from './junit.js';

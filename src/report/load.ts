@@ -4,7 +4,7 @@
  * one) built first with `kubectl kustomize`. Each document becomes a KubeObject; its file is
  * remembered (relative to the site) so the report can say where a certificate lives.
  */
-import { existsSync, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { basename, extname, join, relative, resolve } from 'node:path';
 import { formatLine, type HeaderProblem, KrmError, type KubeObject, sameData } from '../krm/index.js';
 import { type FileObject, fileObjects, filesUnder, readRegularFile } from '../cli/files.js';

@@ -23,8 +23,14 @@ vi.mock('node:fs', async (importOriginal) => {
   );
   return {
     ...fs,
-    statSync: ((...a: Parameters<typeof fs.statSync>) => (calls.stat++, fs.statSync(...a))) as typeof fs.statSync,
-    lstatSync: ((...a: Parameters<typeof fs.lstatSync>) => (calls.lstat++, fs.lstatSync(...a))) as typeof fs.lstatSync,
+    statSync: ((...a: Parameters<typeof fs.statSync>) => {
+      calls.stat++;
+      return fs.statSync(...a);
+    }) as typeof fs.statSync,
+    lstatSync: ((...a: Parameters<typeof fs.lstatSync>) => {
+      calls.lstat++;
+      return fs.lstatSync(...a);
+    }) as typeof fs.lstatSync,
     realpathSync,
   };
 });
