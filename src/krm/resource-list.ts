@@ -285,9 +285,9 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
   // a ResourceList needs items (null for none); a List without items has none
   if (!Y.isSeq(itemsNode) && whole.items !== null && !(kind === 'List' && whole.items === undefined)) throw itemsError(whole.items);
   const data = (whole.items ?? []) as unknown[];
-  const lines = new LineCounter(read);
-  // the text as written, walked once forward for the entries' line starts and ends (a search
-  // back to each item's line start was quadratic for many items on one line: JSON from jq -c)
+  // the text as written (node offsets are mapped back to it), walked once forward for the
+  // entries' lines, line starts and ends (a search back to each item's line start was quadratic
+  // for many items on one line: JSON from jq -c)
   const sourceLines = new LineCounter(text);
   let seqIndent: number | undefined; // the entries' column, from the first block entry: written back there
   let previousEnd: number | undefined; // where the last entry ended in the text: blank lines and comments after it lead the next
@@ -296,15 +296,17 @@ function parsedList(text: string, kind: string, baseLine: number): ListDoc {
     const r = (node as { range?: number[] } | null)?.range;
     const range = r && (toSource ? r.map(toSource) : [...r]);
     let o: KubeObject;
+    let line = 0;
     if (range) {
       const lineStart = sourceLines.lineStart(range[0]!);
+      line = sourceLines.linesBefore(range[0]!); // the same offset: the walk does not move back
       range[1] = entryEnd(text, sourceLines, range[1]!, i === nodes.length - 1);
       o = itemOfNode(text, range, lineStart, previousEnd);
     } else o = KubeObject.fromDocument(Y.stringify(data[i], EMIT_OPTIONS));
     previousEnd = range?.[1];
     seqIndent ??= o.seqIndent;
     o.listIndex = i;
-    o.inputLine = baseLine + (range ? lines.linesBefore(range[0]!) : 0);
+    o.inputLine = baseLine + line;
     o.context = () => data[i];
     if (hasAliasTokens(o.original ?? '')) o.foreignAliases = ['*'];
     o.readWhole = readWholeAtInput(o.original ?? '');

@@ -3,7 +3,8 @@
  * below the item's indentation): go-yaml (kpt, kubectl) reads those lines as more of the value,
  * so a continuation line that looks like `- apiVersion: v1`, `functionConfig:` or `kind:` is
  * neither a new item nor a section of the list. Generated: the same list with the continuation
- * lines indented as YAML asks is the reference (`yaml` reads it; folding ignores indentation).
+ * lines indented as YAML asks is the reference (`yaml` reads it; folding ignores indentation);
+ * each item's line is where it stands in the text as written.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -88,7 +89,11 @@ describe('a value continued at column 0 (go-yaml reads it as more of the value)'
         const items = listOf(c, false);
         const text = items + (c.config ? CONFIG : '');
         const reference = (Y.parse(listOf(c, true), PARSE_OPTIONS) as { items: unknown[] }).items;
-        expect(readInput(text).items.map((o) => o.data)).toEqual(reference);
+        const read = readInput(text).items;
+        expect(read.map((o) => o.data)).toEqual(reference);
+        // each item's line is its `- ` line in the text as written (3 lines above its name)
+        const lineOf = (i: number) => text.slice(0, text.indexOf(`  name: cm-${i}\n`)).split('\n').length - 3;
+        expect(read.map((o) => o.inputLine)).toEqual(read.map((_, i) => lineOf(i)));
         const r = await runFunction(identity, text);
         expect(r.exitCode, r.stderr).toBe(0);
         // every item as it came (the functionConfig is not echoed)
